@@ -1,0 +1,1 @@
+"""engramdb: persistent memory for AI agents."""

@@ -1,0 +1,1 @@
+"""Typed domain models shared by the store, the verbs and the public API."""

@@ -1,0 +1,231 @@
+"""The one settings object.
+
+Every environment variable the reference documents names is a field here, under the same name
+(lower-case field, upper-case variable), with the reference's default; engramdb's own settings
+carry the ``ENGRAMDB_`` prefix. Settings are read from the environment (and a ``.env`` file in
+the working directory) once, when first needed, and validated then. ``config.set(key, value)``
+changes one field at run time and validates it again. Library code receives the settings object;
+it never reads ``os.environ`` itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engramdb.errors import ConfigurationError
+
+__all__ = ["IMPROVE_STAGES", "Config", "Settings", "config", "get_settings"]
+
+#: The nine improve stages of the reference, in their fixed order.
+IMPROVE_STAGES: tuple[str, ...] = (
+    "feedback_weights",
+    "persist_session_qa",
+    "persist_agent_traces",
+    "extract_agent_context",
+    "distill_sessions",
+    "update_user_preferences",
+    "build_truth_subspace",
+    "review_conflicts",
+    "global_context_index",
+)
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".engramdb"
+
+
+class Settings(BaseSettings):
+    """All of engramdb's configuration. See the module docstring for where values come from."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        validate_assignment=True,
+    )
+
+    # --- storage -------------------------------------------------------------------------------
+    engramdb_data_dir: Path = Field(default_factory=_default_data_dir)
+    #: Empty means the embedded SQLite file ``<data dir>/engramdb.sqlite3``.
+    engramdb_storage_url: str = ""
+    #: How long a writer waits for the per-dataset lock before giving up (seconds).
+    engramdb_lock_timeout: float = Field(default=600.0, gt=0)
+
+    # --- embeddings (names as in the reference) --------------------------------------------
+    embedding_provider: Literal["onnx", "openai", "fake"] = "onnx"
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_endpoint: str = ""
+    embedding_api_key: str = ""
+    embedding_dimensions: int = Field(default=384, gt=0, le=65536)
+    embedding_batch_size: int = Field(default=32, gt=0, le=4096)
+    embedding_max_tokens: int = Field(default=256, gt=8, le=8192)
+    #: Path to a local ONNX model file that replaces the packaged one (checksum still checked
+    #: when it is the packaged file).
+    engramdb_onnx_model_path: str = ""
+    engramdb_onnx_threads: int = Field(default=0, ge=0, le=256)
+
+    # --- LLM (names as in the reference) ---------------------------------------------------
+    llm_provider: str = "openai"
+    llm_api_key: str = ""
+    llm_endpoint: str = ""
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout: float = Field(default=60.0, gt=0)
+    llm_max_concurrency: int = Field(default=4, gt=0, le=256)
+    llm_max_retries: int = Field(default=3, ge=0, le=20)
+
+    # --- ingestion ---------------------------------------------------------------------------
+    #: Upper bound of a chunk, in embedding-model tokens.
+    chunk_max_tokens: int = Field(default=256, gt=8, le=8192)
+    chunk_overlap_tokens: int = Field(default=32, ge=0, le=4096)
+    max_file_bytes: int = Field(default=100 * 1024 * 1024, gt=0)
+
+    # --- recall (recall.md) -------------------------------------------------------------------
+    recall_warmup_shortcircuit: bool = True
+    recall_warmup_threshold: int = Field(default=1, ge=0)
+    skill_gate_enabled: bool = True
+    max_query_chars: int = Field(default=20_000, gt=0)
+
+    # --- sessions, feedback, personalization (user-preferences.md) ----------------------------
+    auto_feedback: bool = False
+    personalization_enabled: bool = False
+    personalization_influence: float = Field(default=0.3, ge=0.0, le=1.0)
+    preference_alpha: float = Field(default=0.3, gt=0.0, le=1.0)
+    preference_beta: float = Field(default=0.02, ge=0.0, le=1.0)
+
+    # --- improve (improve.md) -----------------------------------------------------------------
+    improve_stages_disabled: str = ""
+    improve_feedback_alpha: float = Field(default=0.1, gt=0.0, le=1.0)
+    improve_review_conflicts: bool = True
+    improve_global_context_index: bool = True
+    improve_effective_date_key: str = "effective_date"
+    improve_trace_window_steps: int = Field(default=0, ge=0)
+    improve_trace_windows_per_run: int = Field(default=0, ge=0)
+    improve_distill_max_batches_per_run: int = Field(default=0, ge=0)
+    improve_auto_enabled: bool = True
+    improve_debounce_entries: int = Field(default=1, ge=0)
+    improve_debounce_seconds: float = Field(default=0.0, ge=0.0)
+    edge_evidence_enabled: bool = True
+
+    @field_validator("engramdb_data_dir", mode="after")
+    @classmethod
+    def _expand_dir(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @field_validator("improve_stages_disabled", mode="after")
+    @classmethod
+    def _check_stage_names(cls, value: str) -> str:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        allowed = set(IMPROVE_STAGES) - {"persist_session_qa"}
+        bad = [n for n in names if n not in allowed and n != "triplet_enrichment"]
+        if bad:
+            raise ValueError(
+                f"IMPROVE_STAGES_DISABLED names unknown or non-disableable stages {bad}; "
+                f"valid names are: {', '.join(sorted(allowed))}"
+            )
+        return value
+
+    @property
+    def storage_url(self) -> str:
+        """The storage URL in effect (the embedded SQLite file unless one is configured)."""
+        if self.engramdb_storage_url:
+            return self.engramdb_storage_url
+        return f"sqlite:///{self.engramdb_data_dir / 'engramdb.sqlite3'}"
+
+    @property
+    def llm_configured(self) -> bool:
+        """True when an LLM can be called: an API key, or an endpoint (local servers need none)."""
+        return bool(self.llm_api_key or self.llm_endpoint)
+
+
+class Config:
+    """``engramdb.config``: read and change settings at run time.
+
+    ``config.set("recall_warmup_shortcircuit", False)`` validates the value like the environment
+    variable of the same name would be, and raises :class:`ConfigurationError` naming the fix.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._settings: Settings | None = None
+        self._generation = 0
+
+    @property
+    def settings(self) -> Settings:
+        with self._lock:
+            if self._settings is None:
+                try:
+                    self._settings = Settings()
+                except ValidationError as exc:
+                    raise ConfigurationError(_explain(exc)) from exc
+            return self._settings
+
+    @property
+    def generation(self) -> int:
+        """Bumped on every change, so cached engines know to rebuild."""
+        return self._generation
+
+    def set(self, key: str, value: Any) -> None:
+        name = key.lower()
+        current = self.settings
+        if name not in Settings.model_fields:
+            raise ConfigurationError(
+                f"unknown setting {key!r}; see engramdb.settings.Settings for the valid names"
+            )
+        data = current.model_dump()
+        data[name] = value
+        try:
+            new = Settings.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigurationError(_explain(exc)) from exc
+        with self._lock:
+            self._settings = new
+            self._generation += 1
+
+    def get(self, key: str) -> Any:
+        return getattr(self.settings, key.lower())
+
+    def set_data_dir(self, path: str | Path) -> None:
+        self.set("engramdb_data_dir", Path(path))
+
+    # Names the reference's config object offers, for programs written against it.
+    def data_root_directory(self, path: str | Path) -> None:
+        self.set_data_dir(path)
+
+    def system_root_directory(self, path: str | Path) -> None:
+        self.set_data_dir(path)
+
+    def set_llm_api_key(self, key: str) -> None:
+        self.set("llm_api_key", key)
+
+    def set_llm_endpoint(self, endpoint: str) -> None:
+        self.set("llm_endpoint", endpoint)
+
+    def set_llm_model(self, model: str) -> None:
+        self.set("llm_model", model)
+
+    def reset(self) -> None:
+        """Forget run-time changes; the environment is read again on next use."""
+        with self._lock:
+            self._settings = None
+            self._generation += 1
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "settings"
+        parts.append(f"{loc.upper()}: {err['msg']} (got {err.get('input')!r})")
+    return "invalid configuration: " + "; ".join(parts)
+
+
+config = Config()
+
+
+def get_settings() -> Settings:
+    return config.settings

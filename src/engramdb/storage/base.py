@@ -1,0 +1,307 @@
+"""The Store contract: records, graph, vectors and full-text in ONE transactional store.
+
+Every backend (embedded SQLite, server PostgreSQL) implements :class:`Store` and passes the same
+conformance suite (``tests/conformance``). The semantics are written into each method's
+docstring; where a docstring says "raises", the backend translates its driver's errors into
+:mod:`engramdb.errors` classes at this boundary.
+
+Ground rules every backend keeps:
+
+* **One transaction per document.** :meth:`Store.write_document` writes the data record, its
+  nodes, edges, provenance, vectors and full-text rows atomically: after a crash either all of a
+  document's rows exist or none do.
+* **Provenance decides deletion.** Every node and edge records which data items it came from.
+  Deleting a data item removes its provenance; a node or edge left with none is deleted with its
+  vectors and full-text rows, and edges touching a deleted node go too. Elements another data item
+  still supports stay.
+* **Datasets are hard filters.** Every search takes the dataset ids to search and never returns
+  anything outside them.
+* **Several processes may share one store.** A write committed by one process is visible to the
+  searches of every other process that starts after the commit.
+* Ids are UUIDs; times are timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+import numpy.typing as npt
+
+from engramdb.models.records import (
+    DataRecord,
+    Dataset,
+    Edge,
+    Node,
+    PipelineRun,
+    RunStatus,
+    User,
+)
+
+__all__ = [
+    "DeleteReport",
+    "DocumentWrite",
+    "IntegrityReport",
+    "ScoredId",
+    "Store",
+    "Subgraph",
+    "VectorRow",
+]
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One embedding of a node in a named collection ("chunks", "summaries", "entities", ...).
+
+    ``vector`` is a 1-D float32 array; backends store it as given (callers L2-normalise).
+    """
+
+    node_id: UUID
+    collection: str
+    vector: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWrite:
+    """Everything one ingested document produces, written by :meth:`Store.write_document`.
+
+    ``lexical`` maps a full-text collection name to ``(node_id, text)`` pairs to index for BM25.
+    Every node and edge gets ``data.id`` added to its provenance.
+    """
+
+    data: DataRecord
+    nodes: Sequence[Node] = ()
+    edges: Sequence[Edge] = ()
+    vectors: Sequence[VectorRow] = ()
+    lexical: dict[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredId:
+    """A search hit. ``score`` is a cosine distance (lower is better) for vector search and a
+    BM25 relevance (higher is better) for lexical search."""
+
+    node_id: UUID
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteReport:
+    data_records: int = 0
+    nodes: int = 0
+    edges: int = 0
+    vectors: int = 0
+    lexical_rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Subgraph:
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityReport:
+    """Cross-table invariants; every list holds human-readable violations (empty = healthy)."""
+
+    violations: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+class Store(ABC):
+    """The storage contract. All methods are coroutines unless noted; blocking drivers run in a
+    worker thread, never on the event loop."""
+
+    #: The URL the store was opened with (``sqlite:///path`` or ``postgresql://...``).
+    url: str
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    @abstractmethod
+    async def setup(self) -> None:
+        """Create the database if needed and apply pending numbered migrations. Idempotent; safe
+        to call from several processes at once."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections. The store may not be used afterwards."""
+
+    @abstractmethod
+    async def exists(self) -> bool:
+        """True when the database has been created (``setup`` ran) and holds a default user.
+        Must not create anything."""
+
+    # --- users -----------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def get_or_create_default_user(self) -> User:
+        """The default user, created on first call (exactly one, even under concurrency)."""
+
+    @abstractmethod
+    async def get_default_user(self) -> User | None: ...
+
+    @abstractmethod
+    async def create_user(self, email: str) -> User:
+        """Create a user; raises ConflictError when the e-mail is taken."""
+
+    @abstractmethod
+    async def get_user(self, user_id: UUID) -> User | None: ...
+
+    # --- datasets --------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
+        """The owner's dataset of that name, created if missing. Names are unique per owner; two
+        concurrent calls return the same dataset."""
+
+    @abstractmethod
+    async def get_dataset(self, dataset_id: UUID) -> Dataset | None: ...
+
+    @abstractmethod
+    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
+        """The owner's dataset of that exact name, or None."""
+
+    @abstractmethod
+    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
+        """Datasets of one owner (or all, when None), ordered by creation time."""
+
+    @abstractmethod
+    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
+        """Record the embedding model/dimension if the dataset has none yet; return the dataset
+        as stored (the caller compares, a mismatch is the caller's error to raise)."""
+
+    @abstractmethod
+    async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
+        """Delete a dataset with every data record, node, edge, vector, full-text row and run of
+        it, in one transaction. Unknown id: an empty report."""
+
+    @abstractmethod
+    async def delete_everything(self) -> None:
+        """Delete all datasets and their contents (users are kept)."""
+
+    # --- data --------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def get_data(self, data_id: UUID) -> DataRecord | None: ...
+
+    @abstractmethod
+    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None: ...
+
+    @abstractmethod
+    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
+        """Data records of a dataset, ordered by creation time."""
+
+    @abstractmethod
+    async def write_document(self, doc: DocumentWrite) -> bool:
+        """Write one document atomically (see the module docstring).
+
+        Returns False and writes nothing when the dataset already holds a record with the same
+        ``content_hash`` (the stored record, and its weight, are kept). Nodes and edges that
+        already exist (same id) are updated: name, text, properties and importance_weight take
+        the new values, feedback_weight is kept, and the provenance gains ``doc.data.id``.
+        A vector for an existing (node, collection) replaces the old one."""
+
+    @abstractmethod
+    async def delete_data(self, data_id: UUID) -> DeleteReport:
+        """Delete one data item and everything only it supported, in one transaction."""
+
+    # --- pipeline runs -------------------------------------------------------------------------
+
+    @abstractmethod
+    async def start_run(
+        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
+    ) -> PipelineRun:
+        """Record a run as started by this process (pid and hostname are stored)."""
+
+    @abstractmethod
+    async def finish_run(
+        self,
+        run_id: UUID,
+        status: RunStatus,
+        *,
+        error_class: str | None = None,
+        error_message: str | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> None:
+        """Mark a run completed or errored. ``error_message`` must already be scrubbed."""
+
+    @abstractmethod
+    async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
+        """Runs of these datasets, newest first."""
+
+    @abstractmethod
+    async def reap_dead_runs(self) -> int:
+        """Mark errored (error_class ``ProcessDied``) every run still 'started' whose process is
+        gone (same host, pid not alive). Returns how many were marked."""
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
+        """Nodes by id, in the order asked; unknown ids are left out."""
+
+    @abstractmethod
+    async def list_nodes(
+        self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
+    ) -> list[Node]:
+        """Nodes of these datasets (optionally of one type), at most ``limit``."""
+
+    @abstractmethod
+    async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int: ...
+
+    @abstractmethod
+    async def neighbourhood(
+        self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
+    ) -> Subgraph:
+        """Nodes reachable from ``node_ids`` within ``depth`` hops (either direction), with the
+        edges between them; at most ``limit`` nodes. Uses an indexed recursive query; never loads
+        the whole graph."""
+
+    @abstractmethod
+    async def vector_search(
+        self,
+        collection: str,
+        query: FloatArray,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        """The ``top_k`` nearest vectors of ``collection`` within ``dataset_ids`` by cosine
+        distance (1 - cosine similarity), nearest first. Exact, not approximate, in the embedded
+        backend. Empty dataset list or collection: []."""
+
+    @abstractmethod
+    async def lexical_search(
+        self,
+        collection: str,
+        query: str,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        """BM25 full-text search, best first; ``score`` is a relevance where higher is better.
+        Any user text is accepted (query syntax characters are treated as words)."""
+
+    # --- locks ---------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def lock(self, name: str, *, timeout: float | None = None) -> Any:
+        """An async context manager holding a cross-process lock named ``name`` (e.g.
+        ``dataset:<uuid>``). Waits (polling, never surfacing 'database is locked') up to
+        ``timeout`` seconds, then raises LockTimeoutError. A lock held by a dead process is
+        taken over."""
+
+    # --- diagnostics ---------------------------------------------------------------------------
+
+    @abstractmethod
+    async def check_integrity(self) -> IntegrityReport:
+        """Check cross-table invariants: no chunk without its data record, no node without
+        provenance, no edge to a missing node, no vector without its node, no full-text row
+        without its node, no provenance row pointing at a missing data record."""
