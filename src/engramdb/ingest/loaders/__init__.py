@@ -1,0 +1,146 @@
+"""Loading ``remember()`` input into :class:`LoadedDocument` objects.
+
+``load_inputs`` accepts a text, a list of texts, file paths, directories or a mix, and either
+returns every document or raises :class:`EngramValidationError` - never a partial result - so a
+bad item means nothing of the call gets written.
+
+Supported files (by suffix): .txt, .md/.markdown, .csv, .json, .jsonl, .html/.htm, .pdf.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from engramdb.errors import EngramValidationError
+from engramdb.ingest.loaders._common import (
+    MIME_TYPES,
+    SUPPORTED_SUFFIXES,
+    normalize_text,
+    sniff_csv_delimiter,
+)
+from engramdb.ingest.loaders._formats import extract
+from engramdb.ingest.loaders._sources import FileSource, TextSource, check_size, resolve_item
+from engramdb.ingest.types import LoadedDocument
+
+__all__ = [
+    "MIME_TYPES",
+    "SUPPORTED_SUFFIXES",
+    "load_inputs",
+    "normalize_text",
+    "sniff_csv_delimiter",
+]
+
+#: How many hex digits of the content hash name a text input (``text_<hex>``).
+_TEXT_NAME_HEX = 12
+
+
+def load_inputs(
+    data: str | Path | Sequence[str | Path], *, max_file_bytes: int
+) -> list[LoadedDocument]:
+    """Load every input item, in order; directories expand to their files, sorted.
+
+    A ``str`` is a path only if it is a single line shorter than 4096 characters that names an
+    existing file or directory (or starts with ``file://``); otherwise it is text. A ``Path``
+    must exist. Texts and extracted file text are normalised (NFC, CRLF -> LF, NUL removed).
+    ``content_hash`` is the sha256 of the raw bytes (file bytes, or the UTF-8 of a text).
+
+    Raises EngramValidationError - before anything is returned - for an empty or
+    whitespace-only text, an empty list, an item of another type, a missing ``Path``, an
+    unreadable, oversized or unsupported file, a directory with nothing ingestible, invalid
+    UTF-8, a PDF without extractable text, or a file whose extracted text is empty.
+    """
+    if max_file_bytes <= 0:
+        raise EngramValidationError(
+            f"max_file_bytes must be positive, got {max_file_bytes}; set it to the largest file "
+            "size in bytes you want to accept"
+        )
+    items = _as_items(data)
+    sources: list[TextSource | FileSource] = []
+    for where, item in items:
+        sources.extend(resolve_item(item, where, max_file_bytes))
+    # Resolution (stat only) is complete for every item before any file is read.
+    return [
+        _load_text(source) if isinstance(source, TextSource) else _load_file(source, max_file_bytes)
+        for source in sources
+    ]
+
+
+def _as_items(data: object) -> list[tuple[str, object]]:
+    """``(where, item)`` pairs; ``where`` names the item in error messages."""
+    if isinstance(data, str | Path):
+        return [("input", data)]
+    if isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
+        if not data:
+            raise EngramValidationError(
+                "no input given: the list is empty; pass at least one text, file path or directory"
+            )
+        return [(f"data[{index}]", item) for index, item in enumerate(data)]
+    hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(data, bytes) else ""
+    raise EngramValidationError(
+        f"input has unsupported type '{type(data).__name__}'{hint}; pass a str (text or a path), "
+        "a pathlib.Path, or a list of those"
+    )
+
+
+def _load_text(source: TextSource) -> LoadedDocument:
+    try:
+        raw = source.text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EngramValidationError(
+            f"{source.where}: text contains an unpaired surrogate at character {exc.start}, "
+            "which is not valid Unicode; fix how the text was decoded (e.g. "
+            "bytes.decode('utf-8', errors='replace'))"
+        ) from exc
+    text = normalize_text(source.text)
+    if not text.strip():
+        raise EngramValidationError(
+            f"{source.where}: text is empty or whitespace-only; pass some text, or drop the "
+            "empty item from the input"
+        )
+    digest = hashlib.sha256(raw).hexdigest()
+    return LoadedDocument(
+        name=f"text_{digest[:_TEXT_NAME_HEX]}",
+        text=text,
+        mime_type="text/plain",
+        content_hash=digest,
+        size_bytes=len(raw),
+    )
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except PermissionError as exc:
+        raise EngramValidationError(
+            f"cannot read file '{path}': permission denied; make it readable (e.g. chmod u+r) "
+            "or ingest a copy you can read"
+        ) from exc
+    except OSError as exc:
+        raise EngramValidationError(
+            f"cannot read file '{path}': {exc.strerror}; check that it exists and is readable"
+        ) from exc
+
+
+def _load_file(source: FileSource, max_file_bytes: int) -> LoadedDocument:
+    raw = _read_bytes(source.path)
+    check_size(source.path, len(raw), max_file_bytes)  # it may have grown since stat()
+    label = f"file '{source.path}'"
+    text, metadata = extract(raw, source.suffix, label)
+    if not text.strip():
+        raise EngramValidationError(
+            f"{label} contains no text after extraction; add content to it or remove it from "
+            "the input"
+        )
+    if source.relative is not None:
+        metadata["relative_path"] = source.relative
+    return LoadedDocument(
+        name=source.path.name,
+        text=text,
+        mime_type=MIME_TYPES[source.suffix],
+        content_hash=hashlib.sha256(raw).hexdigest(),
+        size_bytes=len(raw),
+        source_path=str(source.path.absolute()),
+        metadata=metadata,
+    )
