@@ -1,1 +1,125 @@
-"""engramdb: persistent memory for AI agents."""
+"""engramdb: persistent memory for AI agents.
+
+``remember`` ingests, ``recall`` answers from memory, ``forget`` deletes exactly what it is told.
+Programs written for the reference system run with ``import engramdb as cognee``.
+
+Heavy modules load on first use, so ``import engramdb`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from engramdb.errors import (
+    CogneeValidationError,
+    ConfigurationError,
+    ConflictError,
+    DatabaseNotCreatedError,
+    DataNotFoundError,
+    DatasetNotFoundError,
+    EmbeddingMismatchError,
+    EmbeddingProviderError,
+    EngramError,
+    EngramValidationError,
+    FeatureNotAvailableError,
+    InvalidCodeQueryError,
+    InvalidHybridSearchConfig,
+    LLMPaymentRequiredError,
+    LLMProviderError,
+    LockTimeoutError,
+    ModelFileError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderError,
+    RecallPreconditionError,
+    StorageError,
+    UnauthenticatedError,
+)
+from engramdb.models.search_type import SearchType
+from engramdb.settings import config
+
+if TYPE_CHECKING:
+    from engramdb.api.datasets import list_datasets
+    from engramdb.api.forget import forget
+    from engramdb.api.recall import recall
+    from engramdb.api.remember import remember
+    from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
+    from engramdb.models.results import (
+        ForgetResult,
+        RecallResponse,
+        RememberResult,
+        ResponseGraphEntry,
+        ResponseMarkerEntry,
+    )
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "remember": "engramdb.api.remember",
+    "recall": "engramdb.api.recall",
+    "forget": "engramdb.api.forget",
+    "list_datasets": "engramdb.api.datasets",
+    "TextChunker": "engramdb.ingest.chunkers",
+    "TextChunkerWithOverlap": "engramdb.ingest.chunkers",
+    "CsvChunker": "engramdb.ingest.chunkers",
+    "ForgetResult": "engramdb.models.results",
+    "RecallResponse": "engramdb.models.results",
+    "RememberResult": "engramdb.models.results",
+    "ResponseGraphEntry": "engramdb.models.results",
+    "ResponseMarkerEntry": "engramdb.models.results",
+}
+
+__all__ = [
+    "CogneeValidationError",
+    "ConfigurationError",
+    "ConflictError",
+    "CsvChunker",
+    "DataNotFoundError",
+    "DatabaseNotCreatedError",
+    "DatasetNotFoundError",
+    "EmbeddingMismatchError",
+    "EmbeddingProviderError",
+    "EngramError",
+    "EngramValidationError",
+    "FeatureNotAvailableError",
+    "ForgetResult",
+    "InvalidCodeQueryError",
+    "InvalidHybridSearchConfig",
+    "LLMPaymentRequiredError",
+    "LLMProviderError",
+    "LockTimeoutError",
+    "ModelFileError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "ProviderError",
+    "RecallPreconditionError",
+    "RecallResponse",
+    "RememberResult",
+    "ResponseGraphEntry",
+    "ResponseMarkerEntry",
+    "SearchType",
+    "StorageError",
+    "TextChunker",
+    "TextChunkerWithOverlap",
+    "UnauthenticatedError",
+    "__version__",
+    "config",
+    "forget",
+    "list_datasets",
+    "recall",
+    "remember",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engramdb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

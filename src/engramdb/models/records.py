@@ -32,7 +32,7 @@ NAMESPACE = UUID("6f1d7c1e-6a43-5d0b-9a57-0d1f3e2b8c11")
 
 
 def stable_id(*parts: object) -> UUID:
-    """A deterministic UUID from identity fields, so re-extraction upserts instead of duplicating."""
+    """A deterministic UUID from identity fields: re-extraction upserts, never duplicates."""
     return uuid5(NAMESPACE, "\x1f".join(str(p) for p in parts))
 
 

@@ -124,7 +124,7 @@ class Store(ABC):
     #: The URL the store was opened with (``sqlite:///path`` or ``postgresql://...``).
     url: str
 
-    # --- lifecycle -----------------------------------------------------------------------------
+    # --- lifecycle ----------
 
     @abstractmethod
     async def setup(self) -> None:
@@ -140,7 +140,7 @@ class Store(ABC):
         """True when the database has been created (``setup`` ran) and holds a default user.
         Must not create anything."""
 
-    # --- users -----------------------------------------------------------------------------------
+    # --- users ----------
 
     @abstractmethod
     async def get_or_create_default_user(self) -> User:
@@ -156,7 +156,7 @@ class Store(ABC):
     @abstractmethod
     async def get_user(self, user_id: UUID) -> User | None: ...
 
-    # --- datasets --------------------------------------------------------------------------------
+    # --- datasets ----------
 
     @abstractmethod
     async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
@@ -188,7 +188,7 @@ class Store(ABC):
     async def delete_everything(self) -> None:
         """Delete all datasets and their contents (users are kept)."""
 
-    # --- data --------------------------------------------------------------------------------------
+    # --- data ----------
 
     @abstractmethod
     async def get_data(self, data_id: UUID) -> DataRecord | None: ...
@@ -214,7 +214,7 @@ class Store(ABC):
     async def delete_data(self, data_id: UUID) -> DeleteReport:
         """Delete one data item and everything only it supported, in one transaction."""
 
-    # --- pipeline runs -------------------------------------------------------------------------
+    # --- pipeline runs ----------
 
     @abstractmethod
     async def start_run(
@@ -243,7 +243,7 @@ class Store(ABC):
         """Mark errored (error_class ``ProcessDied``) every run still 'started' whose process is
         gone (same host, pid not alive). Returns how many were marked."""
 
-    # --- reads -------------------------------------------------------------------------------------
+    # --- reads ----------
 
     @abstractmethod
     async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
@@ -289,7 +289,7 @@ class Store(ABC):
         """BM25 full-text search, best first; ``score`` is a relevance where higher is better.
         Any user text is accepted (query syntax characters are treated as words)."""
 
-    # --- locks ---------------------------------------------------------------------------------------
+    # --- locks ----------
 
     @abstractmethod
     def lock(self, name: str, *, timeout: float | None = None) -> Any:
@@ -298,7 +298,7 @@ class Store(ABC):
         ``timeout`` seconds, then raises LockTimeoutError. A lock held by a dead process is
         taken over."""
 
-    # --- diagnostics ---------------------------------------------------------------------------
+    # --- diagnostics ----------
 
     @abstractmethod
     async def check_integrity(self) -> IntegrityReport:

@@ -1,0 +1,293 @@
+"""recall(): retrieve (and, later, answer) from memory.
+
+The whole keyword surface of the reference is accepted and validated here; search types that
+engramdb does not implement yet raise FeatureNotAvailableError naming the type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from engramdb.engine import Engine, get_engine
+from engramdb.errors import (
+    ConfigurationError,
+    DatasetNotFoundError,
+    EngramValidationError,
+    FeatureNotAvailableError,
+    InvalidCodeQueryError,
+    PermissionDeniedError,
+    RecallPreconditionError,
+)
+from engramdb.models.records import Dataset, User
+from engramdb.models.results import RecallResponse
+from engramdb.models.search_type import SearchType
+from engramdb.providers.embedding.base import Embedder
+from engramdb.retrieval.retrievers.chunks import search_chunks, search_chunks_lexical
+from engramdb.retrieval.scopes import expand_scope
+from engramdb.validation import validate_top_k, validate_uuid
+
+__all__ = ["recall", "resolve_datasets"]
+
+_PRECONDITION = (
+    "Recall prerequisites not met: no database/default user found. "
+    "Run remember() first to create the database and ingest data."
+)
+
+
+async def recall(
+    query_text: str,
+    query_type: SearchType | str | None = None,
+    *,
+    datasets: list[str] | None = None,
+    dataset_ids: list[UUID] | None = None,
+    top_k: int = 15,
+    auto_route: bool = True,
+    scope: str | list[str] | None = None,
+    system_prompt: str | None = None,
+    system_prompt_path: str | None = None,
+    node_name: list[str] | None = None,
+    node_name_filter_operator: str = "OR",
+    only_context: bool = False,
+    session_id: str | None = None,
+    context_profile: str = "qa",
+    wide_search_top_k: int | None = None,
+    triplet_distance_penalty: float | None = None,
+    feedback_influence: float = 0.0,
+    verbose: bool = False,
+    retriever_specific_config: dict[str, Any] | None = None,
+    code_query: dict[str, Any] | None = None,
+    response_model: type[BaseModel] | None = None,
+    include_references: bool = False,
+    user: User | None = None,
+    llm_config: Mapping[str, Any] | None = None,
+    embedding_config: Mapping[str, Any] | None = None,
+) -> list[RecallResponse]:
+    """Query memory. See the reference's recall() documentation for every option.
+
+    Raises RecallPreconditionError before anything was ever ingested, DatasetNotFoundError for
+    dataset names that do not resolve, ValueError for an unknown scope, and
+    EngramValidationError (a ValueError) for any other bad argument.
+    """
+    engine = get_engine()
+    query = _check_query(query_text, engine.settings.max_query_chars)
+    top_k = validate_top_k(top_k)
+    pinned = _check_query_type(query_type)
+    lanes = expand_scope(scope, session_id=session_id, explicit_type=pinned is not None)
+    _check_options(
+        lanes=lanes,
+        node_name=node_name,
+        node_name_filter_operator=node_name_filter_operator,
+        context_profile=context_profile,
+        wide_search_top_k=wide_search_top_k,
+        triplet_distance_penalty=triplet_distance_penalty,
+        feedback_influence=feedback_influence,
+        retriever_specific_config=retriever_specific_config,
+        code_query=code_query,
+        response_model=response_model,
+        system_prompt=system_prompt,
+        system_prompt_path=system_prompt_path,
+    )
+    if not await engine.store.exists():
+        raise RecallPreconditionError(_PRECONDITION)
+    await engine.ensure_setup()
+    owner = await engine.resolve_user(user)
+
+    if "tools" in lanes or "code" in lanes:
+        raise FeatureNotAvailableError(
+            "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
+        )
+    if node_name:
+        raise FeatureNotAvailableError(
+            "node_name filters are not available yet; recall without node_name"
+        )
+    if "graph" not in lanes:
+        # The session, trace and session_context lanes read the session store, which engramdb
+        # does not have yet: they contribute nothing.
+        return []
+
+    search_type = _resolve_search_type(pinned, engine, auto_route=auto_route)
+    targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+    embedder = _embedder_for_call(engine, embedding_config)
+    results: list[RecallResponse]
+    if search_type is SearchType.CHUNKS:
+        results = list(await search_chunks(engine.store, embedder, targets, query, top_k))
+    elif search_type is SearchType.CHUNKS_LEXICAL:
+        results = list(await search_chunks_lexical(engine.store, targets, query, top_k))
+    else:
+        raise FeatureNotAvailableError(
+            f"search type {search_type.value} is not available yet; use SearchType.CHUNKS or "
+            "SearchType.CHUNKS_LEXICAL"
+        )
+    return results
+
+
+def _check_query(query_text: object, max_chars: int) -> str:
+    if not isinstance(query_text, str):
+        raise EngramValidationError(f"query_text must be a string, got {type(query_text).__name__}")
+    if not query_text.strip():
+        raise EngramValidationError("query_text is empty; ask a question, e.g. 'Who is Alice?'")
+    if len(query_text) > max_chars:
+        raise EngramValidationError(
+            f"query_text is {len(query_text)} characters; the limit is {max_chars} "
+            "(MAX_QUERY_CHARS). Shorten the question or search for its key phrase."
+        )
+    return query_text
+
+
+def _check_query_type(query_type: SearchType | str | None) -> SearchType | None:
+    if query_type is None or isinstance(query_type, SearchType):
+        return query_type
+    if isinstance(query_type, str):
+        try:
+            return SearchType(query_type.upper())
+        except ValueError:
+            pass
+    valid = ", ".join(t.value for t in SearchType)
+    raise EngramValidationError(f"unknown query_type {query_type!r}; valid types are: {valid}")
+
+
+def _check_options(
+    *,
+    lanes: list[str],
+    node_name: object,
+    node_name_filter_operator: object,
+    context_profile: object,
+    wide_search_top_k: object,
+    triplet_distance_penalty: object,
+    feedback_influence: object,
+    retriever_specific_config: object,
+    code_query: object,
+    response_model: object,
+    system_prompt: object,
+    system_prompt_path: object,
+) -> None:
+    if node_name is not None and (
+        not isinstance(node_name, list) or not all(isinstance(n, str) for n in node_name)
+    ):
+        raise EngramValidationError("node_name must be a list of strings, e.g. ['policies']")
+    if node_name_filter_operator not in ("OR", "AND"):
+        raise EngramValidationError("node_name_filter_operator must be 'OR' or 'AND'")
+    if context_profile not in ("qa", "agent"):
+        raise EngramValidationError("context_profile must be 'qa' or 'agent'")
+    if wide_search_top_k is not None:
+        validate_top_k(wide_search_top_k, "wide_search_top_k")
+    if triplet_distance_penalty is not None and (
+        isinstance(triplet_distance_penalty, bool)
+        or not isinstance(triplet_distance_penalty, int | float)
+        or triplet_distance_penalty < 0
+    ):
+        raise EngramValidationError("triplet_distance_penalty must be a number >= 0")
+    if (
+        isinstance(feedback_influence, bool)
+        or not isinstance(feedback_influence, int | float)
+        or not 0.0 <= feedback_influence <= 1.0
+    ):
+        raise EngramValidationError("feedback_influence must be a number between 0.0 and 1.0")
+    if retriever_specific_config is not None and not isinstance(retriever_specific_config, dict):
+        raise EngramValidationError("retriever_specific_config must be a dict")
+    if code_query is not None:
+        if "code" not in lanes:
+            raise InvalidCodeQueryError(
+                "code_query is only valid when scope includes 'code', e.g. scope=['graph', 'code']"
+            )
+        if not isinstance(code_query, dict):
+            raise InvalidCodeQueryError("code_query must be a dict like {'operation': 'explore'}")
+    if response_model is not None and not (
+        isinstance(response_model, type) and issubclass(response_model, BaseModel)
+    ):
+        raise EngramValidationError("response_model must be a pydantic BaseModel subclass")
+    config_model = (retriever_specific_config or {}).get("response_model")
+    if (
+        response_model is not None
+        and config_model is not None
+        and config_model is not (response_model)
+    ):
+        raise EngramValidationError(
+            "response_model and retriever_specific_config['response_model'] name different "
+            "classes; pass the model in one place"
+        )
+    if system_prompt is not None and not isinstance(system_prompt, str):
+        raise EngramValidationError("system_prompt must be a string")
+    if system_prompt_path is not None and not Path(str(system_prompt_path)).is_file():
+        raise EngramValidationError(
+            f"system_prompt_path {system_prompt_path!r} is not a readable file"
+        )
+
+
+def _resolve_search_type(
+    pinned: SearchType | None, engine: Engine, *, auto_route: bool
+) -> SearchType:
+    if pinned is not None:
+        return pinned
+    if not engine.settings.llm_configured:
+        # Nothing could write a completion answer: plain vector search over chunks.
+        return SearchType.CHUNKS
+    raise FeatureNotAvailableError(
+        "automatic routing to completion search types is not available yet; pass "
+        "query_type=SearchType.CHUNKS or SearchType.CHUNKS_LEXICAL"
+    )
+
+
+async def resolve_datasets(
+    engine: Engine,
+    owner: User,
+    *,
+    datasets: Sequence[str] | None,
+    dataset_ids: Sequence[UUID | str] | None,
+) -> list[Dataset]:
+    """The datasets a graph lane searches: ``dataset_ids`` (no name lookup), else names resolved
+    strictly against the owner's datasets, else every dataset the user can read."""
+    store = engine.store
+    if dataset_ids is not None:
+        found = []
+        for raw in dataset_ids:
+            dataset_id = validate_uuid(raw, "dataset_ids entry")
+            dataset = await store.get_dataset(dataset_id)
+            if dataset is None or dataset.owner_id != owner.id:
+                raise PermissionDeniedError(
+                    f"no read permission on dataset {dataset_id} (or it does not exist)"
+                )
+            found.append(dataset)
+        return found
+    if datasets is not None:
+        if isinstance(datasets, str) or not all(isinstance(n, str) for n in datasets):
+            raise EngramValidationError("datasets must be a list of dataset names")
+        resolved, missing = [], []
+        for name in dict.fromkeys(datasets):
+            dataset = await store.find_dataset(owner.id, name)
+            if dataset is None:
+                missing.append(name)
+            else:
+                resolved.append(dataset)
+        if missing:
+            raise DatasetNotFoundError(
+                f"datasets not found: {', '.join(repr(m) for m in missing)}; check the names "
+                "(they are case-sensitive and owner-scoped) or use dataset_ids for shared datasets",
+                missing=missing,
+            )
+        return resolved
+    return await store.list_datasets(owner.id)
+
+
+def _embedder_for_call(engine: Engine, embedding_config: Mapping[str, Any] | None) -> Embedder:
+    if not embedding_config:
+        return engine.embedder
+    from engramdb.providers.embedding.factory import build_embedder
+
+    if not isinstance(embedding_config, Mapping):
+        raise ConfigurationError("embedding_config must be a dict of EMBEDDING_* settings")
+    update = {k.lower(): v for k, v in embedding_config.items()}
+    unknown = [k for k in update if not k.startswith("embedding_")]
+    if unknown:
+        raise ConfigurationError(
+            f"embedding_config accepts only embedding_* settings, got {unknown}"
+        )
+    data = engine.settings.model_dump()
+    data.update(update)
+    settings = type(engine.settings).model_validate(data)
+    return build_embedder(settings)

@@ -1,0 +1,217 @@
+"""The ``engramdb`` command: a thin layer over the library."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+from uuid import UUID
+
+import typer
+
+from engramdb.errors import EngramError
+
+__all__ = ["app", "main"]
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="engramdb",
+    help="Persistent memory for AI agents: remember, recall and forget, offline by default.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Data directory (default: ENGRAMDB_DATA_DIR or ~/.engramdb).",
+    ),
+]
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(coro)
+    except EngramError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=2) from exc
+
+
+def _configure(data_dir: Path | None) -> None:
+    from engramdb.settings import config
+
+    if data_dir is not None:
+        config.set_data_dir(data_dir)
+
+
+def _dump(obj: Any) -> None:
+    typer.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
+
+
+@app.command()
+def remember(
+    inputs: Annotated[
+        list[str],
+        typer.Argument(help="Texts, files or directories to ingest ('-' reads stdin)."),
+    ],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="Dataset to ingest into.")
+    ] = "main_dataset",
+    importance_weight: Annotated[
+        float, typer.Option("--weight", "-w", help="importance_weight in [0, 1].")
+    ] = 0.5,
+    node_set: Annotated[
+        list[str] | None, typer.Option("--node-set", help="Tag what this creates (repeatable).")
+    ] = None,
+    as_json: JsonOpt = False,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Ingest texts, files or directories into a dataset."""
+    from engramdb.api.remember import remember_with_progress
+
+    _configure(data_dir)
+    items: list[str | Path] = []
+    for raw in inputs:
+        items.append(sys.stdin.read() if raw == "-" else raw)
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        transient=True,
+        disable=as_json or not sys.stderr.isatty(),
+        console=None,
+    ) as bar:
+        task = bar.add_task("documents", total=None)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage == "documents":
+                bar.update(task, completed=done, total=total)
+
+        result = _run(
+            remember_with_progress(
+                items,
+                dataset,
+                importance_weight=importance_weight,
+                node_set=node_set,
+                progress=progress,
+            )
+        )
+    if as_json:
+        _dump(result.model_dump(mode="json"))
+        return
+    c = result.counts
+    typer.echo(
+        f"{result.status}: dataset {result.dataset_name!r} — {c.get('documents', 0)} ingested, "
+        f"{c.get('skipped', 0)} skipped, {c.get('chunks', 0)} chunks "
+        f"in {result.timings.get('total', 0):.2f}s"
+    )
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="The question or search text.")],
+    query_type: Annotated[
+        str | None,
+        typer.Option("--type", "-t", help="Search type, e.g. CHUNKS or CHUNKS_LEXICAL."),
+    ] = None,
+    dataset: Annotated[
+        list[str] | None, typer.Option("--dataset", "-d", help="Dataset name (repeatable).")
+    ] = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results.")] = 5,
+    as_json: JsonOpt = False,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Search memory and print what was found, best first."""
+    from engramdb.api.recall import recall as do_recall
+
+    _configure(data_dir)
+    results = _run(do_recall(query, query_type, datasets=dataset, top_k=top_k))
+    if as_json:
+        _dump([r.model_dump(mode="json") for r in results])
+        return
+    if not results:
+        typer.echo("nothing found")
+    for i, r in enumerate(results, 1):
+        score = getattr(r, "score", None)
+        head = f"[{i}]" + (f" distance={score:.3f}" if score is not None else "")
+        meta = getattr(r, "metadata", {}) or {}
+        if meta.get("document_name"):
+            head += f"  {meta['document_name']}#{meta.get('chunk_index', 0)}"
+        typer.echo(head)
+        typer.echo("    " + getattr(r, "text", "").replace("\n", "\n    "))
+
+
+@app.command()
+def forget(
+    everything: Annotated[
+        bool, typer.Option("--everything", help="Delete every dataset you own.")
+    ] = False,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help="Delete one dataset (name or id).")
+    ] = None,
+    data_id: Annotated[
+        str | None, typer.Option("--data-id", help="Delete one ingested item by id.")
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Delete everything, one dataset, or one ingested item."""
+    from engramdb.api.forget import forget as do_forget
+
+    _configure(data_dir)
+    if everything and not yes and not typer.confirm("Delete every dataset you own?"):
+        raise typer.Exit(code=1)
+    ref: str | UUID | None = dataset
+    if dataset is not None:
+        try:
+            ref = UUID(dataset)
+        except ValueError:
+            ref = dataset
+    result = _run(do_forget(everything=everything, dataset=ref, data_id=data_id))
+    if as_json:
+        _dump(result.model_dump(mode="json"))
+        return
+    typer.echo(
+        f"deleted {result.datasets} dataset(s), {result.data_records} item(s), "
+        f"{result.nodes} node(s), {result.vectors} vector(s)"
+    )
+
+
+@app.command()
+def datasets(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
+    """List your datasets."""
+    from engramdb.api.datasets import list_datasets
+
+    _configure(data_dir)
+    found = _run(list_datasets())
+    if as_json:
+        _dump([d.model_dump(mode="json") for d in found])
+        return
+    if not found:
+        typer.echo("no datasets yet: run 'engramdb remember \"some text\"'")
+    for d in found:
+        typer.echo(f"{d.name}\t{d.id}\t{d.embedding_model or '-'}")
+
+
+@app.command()
+def demo(data_dir: DataDirOpt = None) -> None:
+    """Remember three facts and recall them, offline (the README's first command)."""
+    from engramdb.cli.demo import run_demo
+
+    _configure(data_dir)
+    _run(run_demo())
+
+
+def main() -> None:
+    app()

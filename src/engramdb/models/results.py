@@ -1,0 +1,168 @@
+"""Results of the public verbs: RememberResult, ForgetResult and the RecallResponse union."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Generator
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+__all__ = [
+    "ForgetResult",
+    "RecallResponse",
+    "RememberItem",
+    "RememberResult",
+    "ResponseAgentTraceEntry",
+    "ResponseCodeEntry",
+    "ResponseGraphEntry",
+    "ResponseMarkerEntry",
+    "ResponseQAEntry",
+    "ResponseSessionContextEntry",
+    "ResponseSkillEntry",
+    "ResponseToolEntry",
+]
+
+
+class RememberItem(BaseModel):
+    """What happened to one input item."""
+
+    data_id: UUID
+    name: str
+    status: Literal["ingested", "skipped", "pending", "errored"]
+    chunks: int = 0
+    #: Why an item was skipped ("already_present": same content already in the dataset).
+    reason: str | None = None
+
+
+class RememberResult(BaseModel):
+    """The outcome of ``remember()``.
+
+    With ``run_in_background=True`` the result comes back at once with ``status="running"``;
+    ``await result.wait()`` (or ``await result``) returns the finished result.
+    """
+
+    status: Literal["completed", "running", "errored"]
+    dataset_id: UUID
+    dataset_name: str
+    run_id: UUID | None = None
+    data_ids: list[UUID] = Field(default_factory=list)
+    items: list[RememberItem] = Field(default_factory=list)
+    #: documents, skipped, chunks, nodes, edges, vectors written.
+    counts: dict[str, int] = Field(default_factory=dict)
+    #: Seconds spent per stage (load, chunk, embed, write) and in total.
+    timings: dict[str, float] = Field(default_factory=dict)
+    #: What the automatic improve after remember did ("not_available" until improve exists).
+    improve: str | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+
+    _task: asyncio.Task[RememberResult] | None = PrivateAttr(default=None)
+
+    async def wait(self) -> RememberResult:
+        """The finished result (itself, when the run was not in the background)."""
+        if self._task is None:
+            return self
+        return await self._task
+
+    def __await__(self) -> Generator[Any, None, RememberResult]:
+        return self.wait().__await__()
+
+
+class ForgetResult(BaseModel):
+    datasets: int = 0
+    data_records: int = 0
+    nodes: int = 0
+    edges: int = 0
+    vectors: int = 0
+
+
+class _Entry(BaseModel):
+    """Recall entries are read by attribute (``result.text``); there is no ``.get``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ResponseGraphEntry(_Entry):
+    source: Literal["graph"] = "graph"
+    text: str
+    kind: str
+    search_type: str
+    score: float | None = None
+    dataset_id: UUID | None = None
+    dataset_name: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    raw: dict[str, Any] = Field(default_factory=dict)
+    structured: dict[str, Any] | None = None
+    system_prompt: str | None = None
+
+
+class ResponseCodeEntry(ResponseGraphEntry):
+    source: Literal["code"] = "code"  # type: ignore[assignment]
+
+
+class ResponseQAEntry(_Entry):
+    source: Literal["session"] = "session"
+    time: str
+    qa_id: str
+    question: str
+    context: str = ""
+    answer: str = ""
+    feedback_text: str | None = None
+    feedback_score: int | None = None
+
+
+class ResponseAgentTraceEntry(_Entry):
+    source: Literal["trace"] = "trace"
+    time: str
+    function_name: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    return_value: Any = None
+    error_message: str | None = None
+
+
+class ResponseSessionContextEntry(_Entry):
+    source: Literal["session_context"] = "session_context"
+    content: str
+    context_profile: str
+
+
+class ResponseToolEntry(_Entry):
+    source: Literal["tools"] = "tools"
+    tool_name: str
+    question: str
+    text: str
+    success: bool
+    error: str | None = None
+    structured: dict[str, Any] | None = None
+
+
+class ResponseSkillEntry(_Entry):
+    source: Literal["skills"] = "skills"
+    text: str
+    skill: dict[str, Any] = Field(default_factory=dict)
+    score: float | None = None
+
+
+class ResponseMarkerEntry(_Entry):
+    source: Literal["system"] = "system"
+    status: Literal["memory_warming_up", "build_failed"]
+    text: str
+    datapoint_count: int = 0
+    threshold: int = 1
+    error_class: str | None = None
+    error_message: str | None = None
+
+
+RecallResponse = Annotated[
+    ResponseGraphEntry
+    | ResponseCodeEntry
+    | ResponseQAEntry
+    | ResponseAgentTraceEntry
+    | ResponseSessionContextEntry
+    | ResponseToolEntry
+    | ResponseSkillEntry
+    | ResponseMarkerEntry,
+    Field(discriminator="source"),
+]

@@ -1,0 +1,110 @@
+"""CHUNKS (vector) and CHUNKS_LEXICAL (BM25) retrieval over chunk texts.
+
+Both rank by their own relevance alone (the reference: CHUNKS ranks by vector similarity, and
+importance_weight has no effect here). CHUNKS reports the raw cosine distance in ``score``
+(lower is better); CHUNKS_LEXICAL orders by BM25 and leaves ``score`` None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from engramdb.engine import check_embedding
+from engramdb.ingest.pipeline import CHUNK_COLLECTION
+from engramdb.models.records import Dataset, Node
+from engramdb.models.results import ResponseGraphEntry
+from engramdb.models.search_type import SearchType
+from engramdb.providers.embedding.base import Embedder
+from engramdb.storage.base import ScoredId, Store
+
+__all__ = ["search_chunks", "search_chunks_lexical"]
+
+
+async def search_chunks(
+    store: Store,
+    embedder: Embedder,
+    datasets: Sequence[Dataset],
+    query: str,
+    top_k: int,
+) -> list[ResponseGraphEntry]:
+    """Nearest chunks by cosine distance, closest first."""
+    searchable = [d for d in datasets if d.embedding_model is not None]
+    if not searchable:
+        return []
+    for dataset in searchable:
+        check_embedding(dataset, embedder)
+    vector = (await embedder.embed([query]))[0]
+    hits = await store.vector_search(CHUNK_COLLECTION, vector, [d.id for d in searchable], top_k)
+    return await _entries(store, datasets, hits, SearchType.CHUNKS, with_score=True)
+
+
+async def search_chunks_lexical(
+    store: Store,
+    datasets: Sequence[Dataset],
+    query: str,
+    top_k: int,
+) -> list[ResponseGraphEntry]:
+    """Chunks ranked by BM25, best first."""
+    if not datasets:
+        return []
+    hits = await store.lexical_search(CHUNK_COLLECTION, query, [d.id for d in datasets], top_k)
+    return await _entries(store, datasets, hits, SearchType.CHUNKS_LEXICAL, with_score=False)
+
+
+async def _entries(
+    store: Store,
+    datasets: Sequence[Dataset],
+    hits: list[ScoredId],
+    search_type: SearchType,
+    *,
+    with_score: bool,
+) -> list[ResponseGraphEntry]:
+    by_id = {n.id: n for n in await store.get_nodes([h.node_id for h in hits])}
+    names: dict[UUID, str] = {d.id: d.name for d in datasets}
+    entries = []
+    for rank, hit in enumerate(hits):
+        node = by_id.get(hit.node_id)
+        if node is None:  # deleted between search and read
+            continue
+        entries.append(_entry(node, hit, rank, names, search_type, with_score))
+    return entries
+
+
+def _entry(
+    node: Node,
+    hit: ScoredId,
+    rank: int,
+    names: dict[UUID, str],
+    search_type: SearchType,
+    with_score: bool,
+) -> ResponseGraphEntry:
+    props = node.properties
+    metadata: dict[str, Any] = {"chunk_id": str(node.id)}
+    for key in ("data_id", "chunk_index", "document_name"):
+        if key in props:
+            metadata[key] = props[key]
+    score = float(hit.score) if with_score else None
+    raw: dict[str, Any] = {
+        "id": str(node.id),
+        "type": node.type,
+        "text": node.text,
+        "importance_weight": node.importance_weight,
+        "rank": rank,
+        **metadata,
+    }
+    if with_score:
+        raw["score"] = score
+    else:
+        raw["bm25"] = float(hit.score)
+    return ResponseGraphEntry(
+        text=node.text,
+        kind="chunk",
+        search_type=search_type.value,
+        score=score,
+        dataset_id=node.dataset_id,
+        dataset_name=names.get(node.dataset_id),
+        metadata=metadata,
+        raw=raw,
+    )

@@ -1,0 +1,178 @@
+"""Graph and full-text reads of the SQLite store (run inside a read transaction).
+
+The neighbourhood walk is a recursive CTE with ONE recursive SELECT per direction, so SQLite
+drives each through its own index (``edges_by_source`` for outgoing, ``edges_by_target`` for
+incoming; a single SELECT with ``source_id = x OR target_id = x`` would scan). Rows leave the
+CTE's queue breadth-first, so a ``LIMIT`` inside the CTE bounds the work on dense graphs while
+keeping the nearest nodes.
+
+Lexical search turns arbitrary user text into a safe FTS5 query: the text is split into word
+tokens, each token is double-quoted (a phrase, so ``NEAR``, ``AND``, ``*``, ``:``, ``-`` and
+parentheses lose their meaning) and the tokens are OR-ed; BM25 then ranks documents matching
+more and rarer words higher. Common English stopwords are dropped unless nothing else is left.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from uuid import UUID
+
+from engramdb.models.records import Node
+from engramdb.storage.base import ScoredId, Subgraph
+from engramdb.storage.sqlite.rows import (
+    EDGE_COLUMNS,
+    NODE_COLUMNS,
+    row_to_edge,
+    row_to_node,
+    to_json,
+)
+
+__all__ = [
+    "count_nodes",
+    "fts_query",
+    "get_nodes",
+    "lexical_search",
+    "list_nodes",
+    "neighbourhood",
+    "neighbourhood_sql",
+]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: More tokens than this add nothing to ranking but slow the query down.
+_MAX_QUERY_TOKENS = 64
+_STOPWORD_TEXT = (
+    "a an and are as at be but by did do does for from had has have how i if in into is it its "
+    "me my of on or our so than that the their them then there these they this to was we were "
+    "what when where which who whom why will with you your"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def _json_ids(ids: Sequence[UUID] | Sequence[str]) -> str:
+    return to_json([str(i) for i in ids])
+
+
+def get_nodes(conn: sqlite3.Connection, node_ids: Sequence[UUID]) -> list[Node]:
+    if not node_ids:
+        return []
+    rows = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
+        (_json_ids(node_ids),),
+    ).fetchall()
+    by_id = {row[0]: row for row in rows}
+    ordered = [by_id[key] for key in dict.fromkeys(str(i) for i in node_ids) if key in by_id]
+    return [row_to_node(row) for row in ordered]
+
+
+def _node_filter(dataset_ids: Sequence[UUID], type_: str | None) -> tuple[str, list[object]]:
+    clause = "n.dataset_id IN (SELECT value FROM json_each(?))"
+    params: list[object] = [_json_ids(dataset_ids)]
+    if type_ is not None:
+        clause += " AND n.type = ?"
+        params.append(type_)
+    return clause, params
+
+
+def list_nodes(
+    conn: sqlite3.Connection, dataset_ids: Sequence[UUID], type_: str | None, limit: int
+) -> list[Node]:
+    if not dataset_ids or limit <= 0:
+        return []
+    clause, params = _node_filter(dataset_ids, type_)
+    rows = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE {clause} ORDER BY n.seq LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [row_to_node(row) for row in rows]
+
+
+def count_nodes(conn: sqlite3.Connection, dataset_ids: Sequence[UUID], type_: str | None) -> int:
+    if not dataset_ids:
+        return 0
+    clause, params = _node_filter(dataset_ids, type_)
+    row = conn.execute(f"SELECT count(*) FROM nodes n WHERE {clause}", params).fetchone()
+    return int(row[0])
+
+
+def neighbourhood_sql() -> str:
+    """The walk: parameters are (seed ids JSON, depth, depth, row budget, node limit)."""
+    return """
+WITH RECURSIVE walk(id, depth) AS (
+    SELECT n.id, 0 FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))
+    UNION
+    SELECT e.target_id, w.depth + 1 FROM walk w JOIN edges e ON e.source_id = w.id
+    WHERE w.depth < ?
+    UNION
+    SELECT e.source_id, w.depth + 1 FROM walk w JOIN edges e ON e.target_id = w.id
+    WHERE w.depth < ?
+    LIMIT ?
+)
+SELECT id, min(depth) AS d FROM walk GROUP BY id ORDER BY d, id LIMIT ?
+"""
+
+
+def neighbourhood(
+    conn: sqlite3.Connection, node_ids: Sequence[UUID], depth: int, limit: int
+) -> Subgraph:
+    if not node_ids or limit <= 0:
+        return Subgraph(nodes=[], edges=[])
+    depth = max(depth, 0)
+    # Each node can appear once per depth level, so this many rows always hold >= limit nodes.
+    budget = limit * (depth + 1) + len(node_ids)
+    reached = conn.execute(
+        neighbourhood_sql(), (_json_ids(node_ids), depth, depth, budget, limit)
+    ).fetchall()
+    ids = [row[0] for row in reached]
+    ids_json = to_json(ids)
+    node_rows = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
+        (ids_json,),
+    ).fetchall()
+    by_id = {row[0]: row for row in node_rows}
+    edge_rows = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM edges e "
+        "WHERE e.source_id IN (SELECT value FROM json_each(?)) "
+        "AND e.target_id IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
+        (ids_json, ids_json),
+    ).fetchall()
+    return Subgraph(
+        nodes=[row_to_node(by_id[i]) for i in ids if i in by_id],
+        edges=[row_to_edge(row) for row in edge_rows],
+    )
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 MATCH expression for arbitrary text, or None when it has no words.
+
+    Stopwords are dropped when the query has other words: they match nearly every row, so
+    BM25 would score the whole table (~80 ms at 100k chunks) while weighting them ~0 anyway.
+    """
+    tokens = list(dict.fromkeys(token.lower() for token in _WORD.findall(text)))
+    tokens = [t for t in tokens if t.strip("_")]
+    tokens = ([t for t in tokens if t not in _STOPWORDS] or tokens)[:_MAX_QUERY_TOKENS]
+    if not tokens:
+        return None
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+def lexical_search(
+    conn: sqlite3.Connection,
+    collection: str,
+    query: str,
+    dataset_ids: Sequence[UUID],
+    top_k: int,
+) -> list[ScoredId]:
+    expression = fts_query(query)
+    if expression is None or not dataset_ids or top_k <= 0:
+        return []
+    rows = conn.execute(
+        """SELECT d.node_id, bm25(lexical_fts) AS rank
+           FROM lexical_fts JOIN lexical_docs d ON d.id = lexical_fts.rowid
+           WHERE lexical_fts MATCH ? AND d.collection = ?
+             AND d.dataset_id IN (SELECT value FROM json_each(?))
+           ORDER BY rank LIMIT ?""",
+        (expression, collection, _json_ids(dataset_ids), top_k),
+    ).fetchall()
+    return [ScoredId(node_id=UUID(row[0]), score=-float(row[1])) for row in rows]

@@ -1,0 +1,160 @@
+"""Pipeline-run bookkeeping and integrity checks of the SQLite store.
+
+Runs record the pid and hostname of the process that started them, so a run left 'started' by
+a crashed process can be recognised (same host, pid gone) and marked errored by
+:func:`reap_dead_runs`. :func:`check_integrity` states each cross-table invariant as one SQL
+query returning the offending ids; every violation becomes a readable line.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from uuid import UUID
+
+from engramdb.models.records import PipelineRun, RunStatus
+from engramdb.storage.sqlite.locks import pid_alive
+from engramdb.storage.sqlite.rows import RUN_COLUMNS, row_to_run, to_json, to_time
+
+__all__ = ["INTEGRITY_CHECKS", "check_integrity", "list_runs", "reap_dead_runs", "record_run"]
+
+PROCESS_DIED_MESSAGE = "The process running this pipeline exited before the run finished."
+
+
+def record_run(conn: sqlite3.Connection, run: PipelineRun) -> None:
+    conn.execute(
+        f"INSERT INTO pipeline_runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            str(run.id),
+            str(run.dataset_id),
+            run.pipeline,
+            run.status.value,
+            int(run.graph_writing),
+            run.error_class,
+            run.error_message,
+            run.pid,
+            run.hostname,
+            to_json(run.counts),
+            to_time(run.started_at),
+            to_time(run.finished_at) if run.finished_at is not None else None,
+        ),
+    )
+
+
+def list_runs(conn: sqlite3.Connection, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
+    if not dataset_ids:
+        return []
+    rows = conn.execute(
+        f"SELECT {RUN_COLUMNS} FROM pipeline_runs "
+        "WHERE dataset_id IN (SELECT value FROM json_each(?)) "
+        "ORDER BY started_at DESC, rowid DESC",
+        (to_json([str(d) for d in dataset_ids]),),
+    ).fetchall()
+    return [row_to_run(row) for row in rows]
+
+
+def reap_dead_runs(conn: sqlite3.Connection, hostname: str, finished_at: str) -> int:
+    """Mark errored the 'started' runs of dead processes on this host; returns how many."""
+    rows = conn.execute(
+        "SELECT id, pid FROM pipeline_runs WHERE status = ? AND hostname = ?",
+        (RunStatus.STARTED.value, hostname),
+    ).fetchall()
+    me = os.getpid()
+    dead = [row[0] for row in rows if row[1] is not None and row[1] != me and not pid_alive(row[1])]
+    cursor = conn.executemany(
+        "UPDATE pipeline_runs SET status = ?, error_class = 'ProcessDied', error_message = ?, "
+        "finished_at = ? WHERE id = ? AND status = ?",
+        [
+            (RunStatus.ERRORED.value, PROCESS_DIED_MESSAGE, finished_at, run_id, "started")
+            for run_id in dead
+        ],
+    )
+    return max(cursor.rowcount, 0)
+
+
+#: (description, query returning offending ids). Each query must be cheap on indexed columns.
+INTEGRITY_CHECKS: tuple[tuple[str, str], ...] = (
+    (
+        "chunk node without an existing data record",
+        "SELECT n.id FROM nodes n WHERE n.type = 'Chunk' AND NOT EXISTS ("
+        "SELECT 1 FROM node_sources s JOIN data d ON d.id = s.data_id WHERE s.node_id = n.id)",
+    ),
+    (
+        "node without provenance",
+        "SELECT n.id FROM nodes n "
+        "WHERE NOT EXISTS (SELECT 1 FROM node_sources s WHERE s.node_id = n.id)",
+    ),
+    (
+        "edge to a missing node",
+        "SELECT e.id FROM edges e WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.source_id)"
+        " OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.target_id)",
+    ),
+    (
+        "vector without its node",
+        "SELECT v.node_id || '/' || v.collection FROM vectors v "
+        "WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = v.node_id)",
+    ),
+    (
+        "vector filed under another dataset than its node",
+        "SELECT v.node_id || '/' || v.collection FROM vectors v JOIN nodes n ON n.id = v.node_id "
+        "WHERE n.dataset_id != v.dataset_id",
+    ),
+    (
+        "vector whose blob size does not match its dimension",
+        "SELECT v.node_id || '/' || v.collection FROM vectors v "
+        "WHERE length(v.embedding) != 4 * v.dim",
+    ),
+    (
+        "full-text row without its node",
+        "SELECT l.node_id || '/' || l.collection FROM lexical_docs l "
+        "WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = l.node_id)",
+    ),
+    (
+        "full-text index row without its document entry",
+        "SELECT f.rowid FROM lexical_fts f "
+        "WHERE NOT EXISTS (SELECT 1 FROM lexical_docs l WHERE l.id = f.rowid)",
+    ),
+    (
+        "full-text document entry missing from the index",
+        "SELECT l.node_id || '/' || l.collection FROM lexical_docs l "
+        "WHERE NOT EXISTS (SELECT 1 FROM lexical_fts f WHERE f.rowid = l.id)",
+    ),
+    (
+        "node provenance pointing at a missing data record",
+        "SELECT s.node_id || ' <- ' || s.data_id FROM node_sources s "
+        "WHERE NOT EXISTS (SELECT 1 FROM data d WHERE d.id = s.data_id)",
+    ),
+    (
+        "edge provenance pointing at a missing data record",
+        "SELECT s.edge_id || ' <- ' || s.data_id FROM edge_sources s "
+        "WHERE NOT EXISTS (SELECT 1 FROM data d WHERE d.id = s.data_id)",
+    ),
+    (
+        "provenance row of a missing node",
+        "SELECT s.node_id FROM node_sources s "
+        "WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = s.node_id)",
+    ),
+    (
+        "provenance row of a missing edge",
+        "SELECT s.edge_id FROM edge_sources s "
+        "WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.id = s.edge_id)",
+    ),
+)
+
+_SHOWN = 5
+
+
+def check_integrity(conn: sqlite3.Connection) -> list[str]:
+    violations: list[str] = []
+    for description, query in INTEGRITY_CHECKS:
+        offenders = [str(row[0]) for row in conn.execute(f"{query} LIMIT {_SHOWN + 1}")]
+        if not offenders:
+            continue
+        if len(offenders) > _SHOWN:
+            total = conn.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
+            shown = ", ".join(offenders[:_SHOWN]) + f" and {total - _SHOWN} more"
+        else:
+            total, shown = len(offenders), ", ".join(offenders)
+        violations.append(f"{total} × {description}: {shown}")
+    return violations

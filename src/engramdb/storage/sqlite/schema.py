@@ -1,0 +1,202 @@
+"""Numbered schema migrations of the embedded SQLite store.
+
+Each migration is a list of statements, applied in order inside ONE ``BEGIN IMMEDIATE``
+transaction together with its row in ``schema_migrations``. The immediate transaction takes the
+database's write lock first, so when two processes run ``setup`` at once the second one waits,
+then sees the versions the first recorded and applies nothing: setup is idempotent and safe under
+concurrency. Statements are executed one by one (never ``executescript``, which would commit the
+surrounding transaction).
+
+Conventions: ids are UUID text, times are ISO-8601 UTC text (``...+00:00``, fixed width so they
+sort), JSON columns are text. ``locks.expires_at`` is a Unix timestamp (REAL) because leases
+are compared arithmetically. Append new migrations; never edit a released one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "applied_versions", "apply_migrations"]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+_V1_CORE = Migration(
+    1,
+    "core schema: users, datasets, data, runs, graph, vectors, full text, locks",
+    (
+        """CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            email TEXT NOT NULL UNIQUE,
+            is_default INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        )""",
+        # At most one default user, enforced by the database rather than by a check-then-insert.
+        "CREATE UNIQUE INDEX users_single_default ON users(is_default) WHERE is_default = 1",
+        """CREATE TABLE datasets (
+            id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL REFERENCES users(id),
+            name TEXT NOT NULL,
+            embedding_model TEXT,
+            embedding_dim INTEGER,
+            created_at TEXT NOT NULL,
+            UNIQUE (owner_id, name)
+        )""",
+        """CREATE TABLE data (
+            id TEXT PRIMARY KEY,
+            dataset_id TEXT NOT NULL REFERENCES datasets(id),
+            name TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            mime_type TEXT NOT NULL,
+            importance_weight REAL NOT NULL,
+            external_metadata TEXT NOT NULL DEFAULT '{}',
+            node_set TEXT NOT NULL DEFAULT '[]',
+            size_bytes INTEGER NOT NULL DEFAULT 0,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            UNIQUE (dataset_id, content_hash)
+        )""",
+        "CREATE INDEX data_by_dataset_created ON data(dataset_id, created_at)",
+        """CREATE TABLE pipeline_runs (
+            id TEXT PRIMARY KEY,
+            dataset_id TEXT NOT NULL REFERENCES datasets(id),
+            pipeline TEXT NOT NULL,
+            status TEXT NOT NULL,
+            graph_writing INTEGER NOT NULL DEFAULT 1,
+            error_class TEXT,
+            error_message TEXT,
+            pid INTEGER,
+            hostname TEXT,
+            counts TEXT NOT NULL DEFAULT '{}',
+            started_at TEXT NOT NULL,
+            finished_at TEXT
+        )""",
+        "CREATE INDEX pipeline_runs_by_dataset ON pipeline_runs(dataset_id, started_at)",
+        "CREATE INDEX pipeline_runs_by_status ON pipeline_runs(status)",
+        # ``seq`` is an explicit INTEGER PRIMARY KEY so the integer rowid is stable (VACUUM
+        # cannot renumber it) and gives a deterministic insertion order.
+        """CREATE TABLE nodes (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            dataset_id TEXT NOT NULL REFERENCES datasets(id),
+            type TEXT NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL DEFAULT '',
+            properties TEXT NOT NULL DEFAULT '{}',
+            importance_weight REAL NOT NULL,
+            feedback_weight REAL NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX nodes_by_dataset_type ON nodes(dataset_id, type)",
+        """CREATE TABLE node_sources (
+            node_id TEXT NOT NULL REFERENCES nodes(id),
+            data_id TEXT NOT NULL REFERENCES data(id),
+            PRIMARY KEY (node_id, data_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX node_sources_by_data ON node_sources(data_id)",
+        """CREATE TABLE edges (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            dataset_id TEXT NOT NULL REFERENCES datasets(id),
+            source_id TEXT NOT NULL REFERENCES nodes(id),
+            target_id TEXT NOT NULL REFERENCES nodes(id),
+            relation TEXT NOT NULL,
+            properties TEXT NOT NULL DEFAULT '{}',
+            importance_weight REAL NOT NULL,
+            feedback_weight REAL NOT NULL
+        )""",
+        "CREATE INDEX edges_by_source ON edges(source_id)",
+        "CREATE INDEX edges_by_target ON edges(target_id)",
+        "CREATE INDEX edges_by_dataset ON edges(dataset_id)",
+        """CREATE TABLE edge_sources (
+            edge_id TEXT NOT NULL REFERENCES edges(id),
+            data_id TEXT NOT NULL REFERENCES data(id),
+            PRIMARY KEY (edge_id, data_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX edge_sources_by_data ON edge_sources(data_id)",
+        """CREATE TABLE vectors (
+            node_id TEXT NOT NULL REFERENCES nodes(id),
+            collection TEXT NOT NULL,
+            dataset_id TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            embedding BLOB NOT NULL,
+            PRIMARY KEY (node_id, collection)
+        )""",
+        "CREATE INDEX vectors_by_collection_dataset ON vectors(collection, dataset_id)",
+        # Append-only change log of vector writes, read by every process before it searches so
+        # its in-memory matrices follow other processes' commits. op: 'upsert' | 'delete' |
+        # 'drop' (evict the matrices of dataset_id, or of everything when dataset_id is NULL).
+        """CREATE TABLE vector_log (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            collection TEXT,
+            dataset_id TEXT,
+            node_id TEXT,
+            op TEXT NOT NULL
+        )""",
+        # One row per (node, full-text collection); its integer id is the FTS rowid, so deleting
+        # a node's full-text rows is an indexed rowid delete.
+        """CREATE TABLE lexical_docs (
+            id INTEGER PRIMARY KEY,
+            node_id TEXT NOT NULL REFERENCES nodes(id),
+            collection TEXT NOT NULL,
+            dataset_id TEXT NOT NULL,
+            UNIQUE (node_id, collection)
+        )""",
+        "CREATE INDEX lexical_docs_by_dataset ON lexical_docs(dataset_id, collection)",
+        """CREATE VIRTUAL TABLE lexical_fts USING fts5(
+            text, tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TABLE locks (
+            name TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            hostname TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        )""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_CORE,)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """Versions recorded in ``schema_migrations`` (empty when the table does not exist)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if exists is None:
+        return set()
+    return {int(row[0]) for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def apply_migrations(conn: sqlite3.Connection, applied_at: str) -> list[int]:
+    """Apply every pending migration. The caller holds an open ``BEGIN IMMEDIATE`` transaction
+    (and commits it); returns the versions applied now."""
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS schema_migrations (
+            version INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            applied_at TEXT NOT NULL
+        )"""
+    )
+    done = applied_versions(conn)
+    newly: list[int] = []
+    for migration in MIGRATIONS:
+        if migration.version in done:
+            continue
+        for statement in migration.statements:
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (migration.version, migration.name, applied_at),
+        )
+        newly.append(migration.version)
+    return newly

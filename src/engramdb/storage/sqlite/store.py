@@ -1,0 +1,338 @@
+"""The embedded SQLite implementation of :class:`~engramdb.storage.base.Store`.
+
+One file holds records, graph, vectors (float32 BLOBs) and full text (FTS5), so a document is
+written in one transaction. This class is thin glue: every public coroutine hands a synchronous
+unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside a transaction of
+:class:`.database.Database`. The SQL lives in the sibling modules:
+
+* :mod:`.schema` — numbered migrations; :mod:`.database` — connections, retries, errors;
+* :mod:`.records` — users, datasets, data records; :mod:`.rows` — row/record conversion;
+* :mod:`.documents` — write/delete documents; :mod:`.graph` — graph reads and BM25;
+* :mod:`.vector_cache` — in-memory exact vector search kept coherent across processes;
+* :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
+
+Nothing happens on construction: the file is opened on first use, and created only by
+:meth:`SqliteStore.setup`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sqlite3
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+from uuid import UUID, uuid4
+
+from engramdb.errors import EmbeddingMismatchError, EngramValidationError
+from engramdb.models.records import (
+    DataRecord,
+    Dataset,
+    Node,
+    PipelineRun,
+    RunStatus,
+    User,
+    utcnow,
+)
+from engramdb.storage.base import (
+    DeleteReport,
+    DocumentWrite,
+    FloatArray,
+    IntegrityReport,
+    ScoredId,
+    Store,
+    Subgraph,
+)
+from engramdb.storage.sqlite import documents, graph, maintenance, records
+from engramdb.storage.sqlite.database import Database
+from engramdb.storage.sqlite.locks import LeaseLocks
+from engramdb.storage.sqlite.rows import to_json, to_time
+from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
+from engramdb.storage.sqlite.vector_cache import VectorCache
+
+__all__ = ["SqliteStore"]
+
+T = TypeVar("T")
+
+
+class SqliteStore(Store):
+    """The store in one SQLite file (WAL), safe to share between processes.
+
+    ``lock_lease_seconds`` is how long a lock survives without renewal (holders renew every
+    third of it); ``vector_log_keep`` is how many vector change-log entries are kept for other
+    processes to catch up from before they must reload their matrices.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        lock_lease_seconds: float = 60.0,
+        vector_log_keep: int = 100_000,
+    ) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self._db = Database(self.path)
+        self._hostname = socket.gethostname()
+        self._vectors = VectorCache(self._db)
+        self._locks = LeaseLocks(self._db, self._hostname, lock_lease_seconds)
+        self._log_keep = vector_log_keep
+
+    @property
+    def matrix_loads(self) -> int:
+        """How many vector matrices this object (re)loaded from SQLite (diagnostics)."""
+        return self._vectors.loads
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._db.write, work)
+
+    async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._db.read, work)
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        await asyncio.to_thread(self._setup_sync)
+
+    def _setup_sync(self) -> None:
+        self._db.setup_file()
+        self._db.write(lambda conn: apply_migrations(conn, to_time(utcnow())), verify=False)
+        self._db.mark_verified()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._db.close)
+        self._vectors.clear()
+
+    async def exists(self) -> bool:
+        return await asyncio.to_thread(self._exists_sync)
+
+    def _exists_sync(self) -> bool:
+        if not self.path.is_file():
+            return False
+        try:
+            # Read-only: looking must never create or change the database.
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        except sqlite3.Error:
+            return False
+        try:
+            if not applied_versions(conn):
+                return False
+            row = conn.execute("SELECT 1 FROM users WHERE is_default = 1").fetchone()
+            return row is not None
+        except sqlite3.Error:
+            return False
+        finally:
+            conn.close()
+
+    # --- users ---------------------------------------------------------------------------------
+
+    async def get_or_create_default_user(self) -> User:
+        existing = await self.get_default_user()
+        if existing is not None:
+            return existing
+        return await self._write(records.ensure_default_user)
+
+    async def get_default_user(self) -> User | None:
+        return await self._read(records.default_user)
+
+    async def create_user(self, email: str) -> User:
+        return await self._write(partial(records.create_user, email=email))
+
+    async def get_user(self, user_id: UUID) -> User | None:
+        return await self._read(partial(records.user_by_id, user_id=user_id))
+
+    # --- datasets ------------------------------------------------------------------------------
+
+    async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
+        existing = await self.find_dataset(owner_id, name)
+        if existing is not None:
+            return existing
+        return await self._write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
+
+    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
+        return await self._read(partial(records.dataset_by_id, dataset_id=dataset_id))
+
+    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
+        return await self._read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
+
+    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
+        return await self._read(partial(records.list_datasets, owner_id=owner_id))
+
+    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
+        return await self._write(
+            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
+        )
+
+    async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
+        return await self._write(
+            partial(documents.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
+        )
+
+    async def delete_everything(self) -> None:
+        await self._write(partial(documents.delete_everything, log_keep=self._log_keep))
+
+    # --- data ----------------------------------------------------------------------------------
+
+    async def get_data(self, data_id: UUID) -> DataRecord | None:
+        return await self._read(partial(records.data_by_id, data_id=data_id))
+
+    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
+        return await self._read(
+            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
+        )
+
+    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
+        return await self._read(partial(records.list_data, dataset_id=dataset_id))
+
+    async def write_document(self, doc: DocumentWrite) -> bool:
+        return await self._write(
+            partial(documents.write_document, doc=doc, log_keep=self._log_keep)
+        )
+
+    async def delete_data(self, data_id: UUID) -> DeleteReport:
+        return await self._write(
+            partial(documents.delete_data, data_id=data_id, log_keep=self._log_keep)
+        )
+
+    # --- pipeline runs ---------------------------------------------------------------------------
+
+    async def start_run(
+        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
+    ) -> PipelineRun:
+        run = PipelineRun(
+            id=uuid4(),
+            dataset_id=dataset_id,
+            pipeline=pipeline,
+            status=RunStatus.STARTED,
+            graph_writing=graph_writing,
+            pid=os.getpid(),
+            hostname=self._hostname,
+            started_at=utcnow(),
+        )
+        await self._write(partial(maintenance.record_run, run=run))
+        return run
+
+    async def finish_run(
+        self,
+        run_id: UUID,
+        status: RunStatus,
+        *,
+        error_class: str | None = None,
+        error_message: str | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> None:
+        """Unknown run ids are ignored (the dataset may have been deleted meanwhile)."""
+        if RunStatus(status) is RunStatus.STARTED:
+            raise EngramValidationError("finish_run needs status 'completed' or 'errored'.")
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE pipeline_runs SET status = ?, error_class = ?, error_message = ?, "
+                "counts = ?, finished_at = ? WHERE id = ?",
+                (
+                    RunStatus(status).value,
+                    error_class,
+                    error_message,
+                    to_json(counts or {}),
+                    to_time(utcnow()),
+                    str(run_id),
+                ),
+            )
+
+        await self._write(work)
+
+    async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
+        return await self._read(partial(maintenance.list_runs, dataset_ids=dataset_ids))
+
+    async def reap_dead_runs(self) -> int:
+        return await self._write(
+            partial(
+                maintenance.reap_dead_runs,
+                hostname=self._hostname,
+                finished_at=to_time(utcnow()),
+            )
+        )
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
+        if not node_ids:
+            return []
+        return await self._read(partial(graph.get_nodes, node_ids=node_ids))
+
+    async def list_nodes(
+        self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
+    ) -> list[Node]:
+        return await self._read(
+            partial(graph.list_nodes, dataset_ids=dataset_ids, type_=type, limit=limit)
+        )
+
+    async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int:
+        return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type))
+
+    async def neighbourhood(
+        self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
+    ) -> Subgraph:
+        return await self._read(
+            partial(graph.neighbourhood, node_ids=node_ids, depth=depth, limit=limit)
+        )
+
+    async def vector_search(
+        self,
+        collection: str,
+        query: FloatArray,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        if not dataset_ids or top_k <= 0:
+            return []
+        return await asyncio.to_thread(
+            self._vector_search_sync, collection, query, [str(d) for d in dataset_ids], top_k
+        )
+
+    def _vector_search_sync(
+        self, collection: str, query: FloatArray, dataset_ids: list[str], top_k: int
+    ) -> list[ScoredId]:
+        try:
+            hits = self._vectors.search(collection, dataset_ids, query, top_k)
+        except ValueError as exc:
+            raise EmbeddingMismatchError(
+                f"Cannot search collection {collection!r}: {exc}. The query was embedded with "
+                "a different model than the dataset."
+            ) from exc
+        return [ScoredId(node_id=UUID(node_id), score=distance) for node_id, distance in hits]
+
+    async def lexical_search(
+        self,
+        collection: str,
+        query: str,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        if not dataset_ids or top_k <= 0 or graph.fts_query(query) is None:
+            return []
+        return await self._read(
+            partial(
+                graph.lexical_search,
+                collection=collection,
+                query=query,
+                dataset_ids=dataset_ids,
+                top_k=top_k,
+            )
+        )
+
+    # --- locks ---------------------------------------------------------------------------------
+
+    def lock(self, name: str, *, timeout: float | None = None) -> AbstractAsyncContextManager[None]:
+        """See :class:`.locks.LeaseLocks`; ``timeout=None`` waits up to 600 s."""
+        return self._locks.hold(name, timeout)
+
+    # --- diagnostics -----------------------------------------------------------------------------
+
+    async def check_integrity(self) -> IntegrityReport:
+        violations = await self._read(maintenance.check_integrity)
+        return IntegrityReport(violations=violations)

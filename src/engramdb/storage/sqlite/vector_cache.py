@@ -1,0 +1,182 @@
+"""In-memory vector indexes kept coherent with the SQLite file across processes.
+
+The vectors live in the ``vectors`` table (float32 BLOBs); searching them goes through one
+:class:`~engramdb.storage.vectors.VectorIndex` per (collection, dataset), loaded lazily on the
+first search that needs it. Other processes (or other store objects) may write to the same file,
+so every vector write appends to ``vector_log`` in the writer's transaction. Before each search,
+inside one read transaction (one snapshot):
+
+1. ``SELECT max(seq) FROM vector_log`` — an O(log n) probe; equal to the last applied seq means
+   nothing changed and costs nothing more.
+2. Otherwise the new entries are read and their net effect per node applied to the loaded
+   indexes (upserts re-read the current embedding, deletes swap-remove). A ``drop`` entry (a
+   deleted dataset, or everything) evicts matrices. If the entries we need were pruned (the
+   first one is not ``last + 1``) or the log went backwards (file recreated), every matrix is
+   evicted.
+3. Matrices the search needs but that are not loaded are loaded from the same snapshot.
+
+Writes are serialised by SQLite, so log sequence numbers commit in order and a reader never
+misses an entry that commits "behind" one it already applied.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from engramdb.errors import StorageError
+from engramdb.storage.sqlite.database import Database
+from engramdb.storage.sqlite.rows import to_json
+from engramdb.storage.vectors import FloatArray, VectorIndex, search_indexes
+
+__all__ = ["VectorCache"]
+
+_Key = tuple[str, str]  # (collection, dataset_id)
+_LOAD_BATCH = 4096
+
+
+class _Slot:
+    """The loaded state of one (collection, dataset): an index, or None while it is empty."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: VectorIndex | None) -> None:
+        self.index = index
+
+
+def _matrix(rows: Sequence[tuple[str, int, bytes]], what: str) -> tuple[list[str], FloatArray]:
+    dims = {int(row[1]) for row in rows}
+    if len(dims) != 1:
+        raise StorageError(f"{what} mixes vector dimensions {sorted(dims)}; re-embed it.")
+    dim = dims.pop()
+    flat = np.frombuffer(b"".join(row[2] for row in rows), dtype="<f4")
+    return [row[0] for row in rows], flat.astype(np.float32, copy=False).reshape(len(rows), dim)
+
+
+class VectorCache:
+    """Lazily loaded per-(collection, dataset) indexes of one store object (thread-safe)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._lock = threading.Lock()
+        self._slots: dict[_Key, _Slot] = {}
+        self._applied_seq: int | None = None
+        #: How many times matrices were (re)loaded from SQLite; lets tests observe coherence.
+        self.loads = 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self._slots.clear()
+            self._applied_seq = None
+
+    def search(
+        self, collection: str, dataset_ids: Sequence[str], query: FloatArray, k: int
+    ) -> list[tuple[str, float]]:
+        """Exact top-``k`` over the requested datasets' matrices of ``collection``.
+
+        Raises ValueError when the query dimension does not match the stored vectors.
+        """
+        wanted = list(dict.fromkeys(dataset_ids))
+        with self._lock:
+            self._db.read(lambda conn: self._sync(conn, collection, wanted))
+            indexes = [
+                slot.index
+                for ds in wanted
+                if (slot := self._slots.get((collection, ds))) is not None
+                and slot.index is not None
+            ]
+            return search_indexes(indexes, query, k)
+
+    # --- coherence ---------------------------------------------------------------------------
+
+    def _sync(self, conn: sqlite3.Connection, collection: str, dataset_ids: list[str]) -> None:
+        head = int(conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0])
+        applied = self._applied_seq
+        if applied is None or not self._slots:
+            pass  # nothing loaded: there is nothing to bring up to date
+        elif head < applied:
+            self._slots.clear()
+        elif head > applied:
+            entries = conn.execute(
+                "SELECT seq, collection, dataset_id, node_id, op FROM vector_log "
+                "WHERE seq > ? ORDER BY seq",
+                (applied,),
+            ).fetchall()
+            if not entries or int(entries[0][0]) != applied + 1:
+                self._slots.clear()
+            else:
+                self._apply(conn, entries)
+        self._applied_seq = head
+        for ds in dataset_ids:
+            if (collection, ds) not in self._slots:
+                self._slots[(collection, ds)] = self._load(conn, collection, ds)
+
+    def _load(self, conn: sqlite3.Connection, collection: str, dataset_id: str) -> _Slot:
+        """Stream the vectors into a preallocated matrix (no second full-size copy)."""
+        where = "WHERE collection = ? AND dataset_id = ?"
+        params = (collection, dataset_id)
+        count = int(conn.execute(f"SELECT count(*) FROM vectors {where}", params).fetchone()[0])
+        self.loads += 1
+        if count == 0:
+            return _Slot(None)
+        cursor = conn.execute(f"SELECT node_id, dim, embedding FROM vectors {where}", params)
+        index: VectorIndex | None = None
+        while batch := cursor.fetchmany(_LOAD_BATCH):
+            ids, matrix = _matrix(batch, f"Collection {collection!r} of dataset {dataset_id}")
+            if index is None:
+                index = VectorIndex(matrix.shape[1], capacity=count)
+            elif index.dim != matrix.shape[1]:
+                raise StorageError(
+                    f"Collection {collection!r} of dataset {dataset_id} mixes vector "
+                    f"dimensions {index.dim} and {matrix.shape[1]}; re-embed it."
+                )
+            index.add(ids, matrix)
+        return _Slot(index)
+
+    def _apply(
+        self, conn: sqlite3.Connection, entries: list[tuple[int, str, str, str, str]]
+    ) -> None:
+        pending: dict[_Key, dict[str, str]] = {}
+        for _seq, collection, dataset_id, node_id, op in entries:
+            if op == "drop":
+                doomed = [k for k in self._slots if dataset_id is None or k[1] == dataset_id]
+                for key in doomed:
+                    del self._slots[key]
+                    pending.pop(key, None)
+            elif (collection, dataset_id) in self._slots:
+                pending.setdefault((collection, dataset_id), {})[node_id] = op
+        for key, ops in pending.items():
+            slot = self._slots[key]
+            deletes = [node for node, op in ops.items() if op == "delete"]
+            upserts = [node for node, op in ops.items() if op == "upsert"]
+            if slot.index is not None:
+                slot.index.remove(deletes)
+            if upserts and not self._upsert(conn, key, slot, upserts):
+                del self._slots[key]  # inconsistent dimensions: reload from scratch next time
+
+    def _upsert(self, conn: sqlite3.Connection, key: _Key, slot: _Slot, nodes: list[str]) -> bool:
+        collection, dataset_id = key
+        rows = conn.execute(
+            "SELECT node_id, dim, embedding FROM vectors WHERE collection = ? "
+            "AND dataset_id = ? AND node_id IN (SELECT value FROM json_each(?))",
+            (collection, dataset_id, to_json(nodes)),
+        ).fetchall()
+        found = {row[0] for row in rows}
+        if slot.index is not None:
+            # Logged as upserted but gone (or moved) in this snapshot: a later entry deleted it.
+            slot.index.remove(node for node in nodes if node not in found)
+        if not rows:
+            return True
+        try:
+            ids, matrix = _matrix(rows, "A vector update")
+        except StorageError:
+            return False
+        if slot.index is None:
+            slot.index = VectorIndex(matrix.shape[1], capacity=len(ids))
+        elif slot.index.dim != matrix.shape[1]:
+            return False
+        slot.index.add(ids, matrix)
+        return True

@@ -1,0 +1,1 @@
+"""One storage contract suite, run against every backend registered in ``conftest.BACKENDS``."""

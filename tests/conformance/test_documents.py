@@ -1,0 +1,335 @@
+"""write_document, dedupe, upserts, provenance-based deletion."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+import numpy as np
+import pytest
+
+from engramdb.errors import EngramError
+from engramdb.models.records import Dataset, Edge, Node, User
+from engramdb.storage.base import DeleteReport, DocumentWrite, Store, VectorRow
+
+from ._helpers import DIM, data_record, edge, entity, make_doc, unit_rows
+
+
+async def _nothing_of(store: Store, doc: DocumentWrite, dataset: Dataset) -> None:
+    """Assert that no trace of ``doc`` is stored."""
+    assert await store.get_data(doc.data.id) is None
+    assert await store.get_nodes([n.id for n in doc.nodes]) == []
+    assert await store.count_nodes([dataset.id]) == 0
+    query = np.ones(DIM, dtype=np.float32)
+    assert await store.vector_search("chunks", query, [dataset.id], 10) == []
+    assert await store.lexical_search("chunks", "alpha beta gamma", [dataset.id], 10) == []
+
+
+async def test_write_and_read_back(store: Store, dataset: Dataset) -> None:
+    record = data_record(
+        dataset.id,
+        name="notes.md",
+        mime_type="text/markdown",
+        importance_weight=0.9,
+        external_metadata={"source": "unit", "n": [1, 2]},
+        node_set=["work", "ideas"],
+        size_bytes=42,
+        chunk_count=2,
+    )
+    doc = make_doc(dataset.id, ["alpha one", "beta two"])
+    write = DocumentWrite(
+        data=record,
+        nodes=doc.write.nodes,
+        edges=doc.write.edges,
+        vectors=doc.write.vectors,
+        lexical=doc.write.lexical,
+    )
+    assert await store.write_document(write) is True
+    stored = await store.get_data(record.id)
+    assert stored == record
+    assert await store.find_data_by_hash(dataset.id, record.content_hash) == record
+    assert await store.list_data(dataset.id) == [record]
+    nodes = await store.get_nodes([c.id for c in doc.chunks])
+    assert [n.text for n in nodes] == ["alpha one", "beta two"]
+    assert all(n.data_ids == [record.id] for n in nodes)
+
+
+async def test_list_data_in_creation_order(store: Store, dataset: Dataset) -> None:
+    ids = []
+    for i in range(4):
+        doc = make_doc(dataset.id, [f"text {i}"])
+        await store.write_document(doc.write)
+        ids.append(doc.data.id)
+    assert [d.id for d in await store.list_data(dataset.id)] == ids
+
+
+async def test_same_content_hash_is_not_written_twice(store: Store, dataset: Dataset) -> None:
+    first = make_doc(dataset.id, ["alpha"], content_hash="same")
+    assert await store.write_document(first.write) is True
+    stored = await store.get_data(first.data.id)
+    second = make_doc(dataset.id, ["beta"], content_hash="same")
+    second_write = DocumentWrite(
+        data=second.data.model_copy(update={"importance_weight": 1.0}),
+        nodes=second.write.nodes,
+        edges=second.write.edges,
+        vectors=second.write.vectors,
+        lexical=second.write.lexical,
+    )
+    assert await store.write_document(second_write) is False
+    assert await store.get_data(second.data.id) is None
+    assert await store.get_data(first.data.id) == stored
+    assert await store.get_nodes([c.id for c in second.chunks]) == []
+    assert await store.lexical_search("chunks", "beta", [dataset.id], 5) == []
+    assert await store.count_nodes([dataset.id]) == 1
+
+
+async def test_same_hash_in_another_dataset_is_written(
+    store: Store, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    assert await store.write_document(make_doc(dataset.id, ["a"], content_hash="h").write)
+    assert await store.write_document(make_doc(other_dataset.id, ["a"], content_hash="h").write)
+
+
+async def test_edge_to_missing_node_writes_nothing(store: Store, dataset: Dataset) -> None:
+    ghost = Node(id=uuid4(), dataset_id=dataset.id, type="Entity", name="ghost")
+    doc = make_doc(dataset.id, ["alpha", "beta"])
+    bad = DocumentWrite(
+        data=doc.data,
+        nodes=doc.write.nodes,
+        edges=[*doc.write.edges, edge(doc.chunks[0], ghost)],
+        vectors=doc.write.vectors,
+        lexical=doc.write.lexical,
+    )
+    with pytest.raises(EngramError):
+        await store.write_document(bad)
+    await _nothing_of(store, bad, dataset)
+    # The same document without the bad edge goes through afterwards.
+    assert await store.write_document(doc.write) is True
+
+
+async def test_vector_of_missing_node_writes_nothing(store: Store, dataset: Dataset) -> None:
+    doc = make_doc(dataset.id, ["alpha", "gamma"])
+    stray = VectorRow(uuid4(), "chunks", np.ones(DIM, dtype=np.float32))
+    bad = DocumentWrite(
+        data=doc.data,
+        nodes=doc.write.nodes,
+        edges=doc.write.edges,
+        vectors=[*doc.write.vectors, stray],
+        lexical=doc.write.lexical,
+    )
+    with pytest.raises(EngramError):
+        await store.write_document(bad)
+    await _nothing_of(store, bad, dataset)
+
+
+async def test_full_text_of_missing_node_writes_nothing(store: Store, dataset: Dataset) -> None:
+    doc = make_doc(dataset.id, ["alpha"])
+    bad = DocumentWrite(
+        data=doc.data,
+        nodes=doc.write.nodes,
+        edges=doc.write.edges,
+        vectors=doc.write.vectors,
+        lexical={"chunks": [*doc.write.lexical["chunks"], (uuid4(), "beta")]},
+    )
+    with pytest.raises(EngramError):
+        await store.write_document(bad)
+    await _nothing_of(store, bad, dataset)
+
+
+async def test_data_id_reused_with_other_hash_writes_nothing(
+    store: Store, dataset: Dataset
+) -> None:
+    first = make_doc(dataset.id, ["alpha"])
+    await store.write_document(first.write)
+    second = make_doc(dataset.id, ["beta"])
+    clash = DocumentWrite(
+        data=second.data.model_copy(update={"id": first.data.id}),
+        nodes=second.write.nodes,
+        vectors=second.write.vectors,
+        lexical=second.write.lexical,
+    )
+    with pytest.raises(EngramError):
+        await store.write_document(clash)
+    assert await store.get_nodes([c.id for c in second.chunks]) == []
+    assert await store.lexical_search("chunks", "beta", [dataset.id], 5) == []
+
+
+async def test_upsert_takes_new_values_keeps_feedback_and_merges_provenance(
+    store: Store, dataset: Dataset
+) -> None:
+    rng = np.random.default_rng(1)
+    old = entity(dataset.id, "Ada", text="old", importance_weight=0.2, feedback_weight=0.9)
+    new = old.model_copy(
+        update={
+            "text": "new",
+            "properties": {"born": 1815},
+            "importance_weight": 0.7,
+            "feedback_weight": 0.1,
+        }
+    )
+    v_old, v_new = unit_rows(rng, 2)
+    first = make_doc(dataset.id, ["one"], entities=[old], entity_vectors=v_old[None, :])
+    second = make_doc(dataset.id, ["two"], entities=[new], entity_vectors=v_new[None, :])
+    assert await store.write_document(first.write)
+    assert await store.write_document(second.write)
+    (stored,) = await store.get_nodes([old.id])
+    assert stored.text == "new"
+    assert stored.properties == {"born": 1815}
+    assert stored.importance_weight == pytest.approx(0.7)
+    assert stored.feedback_weight == pytest.approx(0.9)
+    assert sorted(stored.data_ids) == sorted([first.data.id, second.data.id])
+    # The entity's vector was replaced, not duplicated.
+    hits = await store.vector_search("entities", v_new, [dataset.id], 5)
+    assert [h.node_id for h in hits] == [old.id]
+    assert hits[0].score == pytest.approx(0.0, abs=1e-5)
+    assert len(await store.lexical_search("entities", "ada", [dataset.id], 5)) == 1
+
+
+async def test_upserted_edge_keeps_feedback_and_merges_provenance(
+    store: Store, dataset: Dataset
+) -> None:
+    a, b = entity(dataset.id, "A"), entity(dataset.id, "B")
+    link = edge(a, b, "knows").model_copy(update={"feedback_weight": 0.8})
+    first = DocumentWrite(data=data_record(dataset.id), nodes=[a, b], edges=[link])
+    relinked = link.model_copy(update={"properties": {"since": 2020}, "feedback_weight": 0.1})
+    second = DocumentWrite(data=data_record(dataset.id), nodes=[a, b], edges=[relinked])
+    await store.write_document(first)
+    await store.write_document(second)
+    sub = await store.neighbourhood([a.id], depth=1)
+    (stored,) = sub.edges
+    assert stored.properties == {"since": 2020}
+    assert stored.feedback_weight == pytest.approx(0.8)
+    assert sorted(stored.data_ids) == sorted([first.data.id, second.data.id])
+
+
+async def test_delete_data_keeps_what_another_item_supports(store: Store, dataset: Dataset) -> None:
+    rng = np.random.default_rng(2)
+    shared, only_a = entity(dataset.id, "Shared"), entity(dataset.id, "OnlyA")
+    doc_a = make_doc(dataset.id, ["apple pie", "apple tart"], rng=rng, entities=[shared, only_a])
+    doc_b = make_doc(dataset.id, ["banana split"], rng=rng, entities=[shared])
+    await store.write_document(doc_a.write)
+    await store.write_document(doc_b.write)
+
+    report = await store.delete_data(doc_a.data.id)
+    # 2 chunks + OnlyA; 1 'next' edge + 2x2 'mentions' edges; 3 vectors; 3 full-text rows.
+    assert report == DeleteReport(data_records=1, nodes=3, edges=5, vectors=3, lexical_rows=3)
+    assert await store.get_data(doc_a.data.id) is None
+    assert await store.get_nodes([c.id for c in doc_a.chunks] + [only_a.id]) == []
+    (kept,) = await store.get_nodes([shared.id])
+    assert kept.data_ids == [doc_b.data.id]
+    assert await store.lexical_search("chunks", "apple", [dataset.id], 5) == []
+    assert await store.lexical_search("entities", "onlya", [dataset.id], 5) == []
+    assert len(await store.lexical_search("entities", "shared", [dataset.id], 5)) == 1
+    hits = await store.vector_search("chunks", doc_a.vectors[0], [dataset.id], 10)
+    assert [h.node_id for h in hits] == [doc_b.chunks[0].id]
+    entity_hits = await store.vector_search("entities", doc_a.vectors[0], [dataset.id], 10)
+    assert [h.node_id for h in entity_hits] == [shared.id]
+    sub = await store.neighbourhood([shared.id], depth=1)
+    assert {n.id for n in sub.nodes} == {shared.id, doc_b.chunks[0].id}
+
+    report_b = await store.delete_data(doc_b.data.id)
+    assert report_b.nodes == 2 and report_b.vectors == 2
+    assert await store.count_nodes([dataset.id]) == 0
+
+
+async def test_delete_data_removes_an_edge_only_it_supports(store: Store, dataset: Dataset) -> None:
+    a, b = entity(dataset.id, "A"), entity(dataset.id, "B")
+    doc_a = DocumentWrite(data=data_record(dataset.id), nodes=[a, b])
+    link = edge(a, b, "likes")
+    doc_b = DocumentWrite(data=data_record(dataset.id), nodes=[a], edges=[link])
+    await store.write_document(doc_a)
+    await store.write_document(doc_b)
+    report = await store.delete_data(doc_b.data.id)
+    assert (report.nodes, report.edges) == (0, 1)
+    sub = await store.neighbourhood([a.id], depth=1)
+    assert {n.id for n in sub.nodes} == {a.id}
+    assert sub.edges == []
+
+
+async def test_delete_unknown_data_is_an_empty_report(store: Store, dataset: Dataset) -> None:
+    assert await store.delete_data(uuid4()) == DeleteReport()
+
+
+async def test_delete_dataset_leaves_other_datasets_alone(
+    store: Store, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    rng = np.random.default_rng(3)
+    doomed = make_doc(dataset.id, ["cherry", "plum"], rng=rng, entities=[entity(dataset.id, "X")])
+    kept = make_doc(other_dataset.id, ["cherry", "pear"], rng=rng)
+    await store.write_document(doomed.write)
+    await store.write_document(kept.write)
+    await store.start_run(dataset.id, "remember")
+    kept_run = await store.start_run(other_dataset.id, "remember")
+
+    report = await store.delete_dataset(dataset.id)
+    assert report == DeleteReport(data_records=1, nodes=3, edges=3, vectors=3, lexical_rows=3)
+    assert await store.get_dataset(dataset.id) is None
+    assert await store.list_data(dataset.id) == []
+    assert await store.count_nodes([dataset.id]) == 0
+    assert await store.list_runs([dataset.id]) == []
+    assert await store.vector_search("chunks", doomed.vectors[0], [dataset.id], 5) == []
+
+    assert await store.get_dataset(other_dataset.id) == other_dataset
+    assert await store.list_data(other_dataset.id) == [kept.data]
+    assert await store.count_nodes([other_dataset.id]) == 2
+    assert [r.id for r in await store.list_runs([other_dataset.id])] == [kept_run.id]
+    hits = await store.lexical_search("chunks", "cherry", [dataset.id, other_dataset.id], 5)
+    assert [h.node_id for h in hits] == [kept.chunks[0].id]
+    vec = await store.vector_search("chunks", kept.vectors[1], [other_dataset.id], 1)
+    assert vec[0].node_id == kept.chunks[1].id
+
+
+async def test_delete_unknown_dataset_is_an_empty_report(store: Store) -> None:
+    assert await store.delete_dataset(uuid4()) == DeleteReport()
+
+
+async def test_dataset_name_can_be_reused_after_delete(
+    store: Store, user: User, dataset: Dataset
+) -> None:
+    await store.write_document(make_doc(dataset.id, ["x"]).write)
+    await store.delete_dataset(dataset.id)
+    again = await store.get_or_create_dataset(user.id, dataset.name)
+    assert again.id != dataset.id
+    assert await store.count_nodes([again.id]) == 0
+
+
+async def test_delete_everything_keeps_users(
+    store: Store, user: User, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    rng = np.random.default_rng(4)
+    first = make_doc(dataset.id, ["kiwi"], rng=rng)
+    await store.write_document(first.write)
+    await store.write_document(make_doc(other_dataset.id, ["lime"], rng=rng).write)
+    await store.start_run(dataset.id, "remember")
+    await store.delete_everything()
+    assert await store.list_datasets() == []
+    assert await store.get_default_user() == user
+    assert await store.count_nodes([dataset.id, other_dataset.id]) == 0
+    assert await store.vector_search("chunks", first.vectors[0], [dataset.id], 5) == []
+    assert await store.lexical_search("chunks", "kiwi lime", [dataset.id], 5) == []
+    fresh = await store.get_or_create_dataset(user.id, "main")
+    assert await store.write_document(make_doc(fresh.id, ["kiwi"], content_hash="h").write)
+
+
+async def test_nodes_of_two_documents_can_be_linked(store: Store, dataset: Dataset) -> None:
+    a = entity(dataset.id, "A")
+    await store.write_document(DocumentWrite(data=data_record(dataset.id), nodes=[a]))
+    b = entity(dataset.id, "B")
+    link: Edge = edge(b, a, "refers")
+    await store.write_document(DocumentWrite(data=data_record(dataset.id), nodes=[b], edges=[link]))
+    sub = await store.neighbourhood([a.id], depth=1)
+    assert {n.id for n in sub.nodes} == {a.id, b.id}
+
+
+async def test_failure_late_in_the_write_leaves_nothing(store: Store, dataset: Dataset) -> None:
+    doc = make_doc(dataset.id, ["alpha", "beta"])
+    broken = doc.write.edges[0].model_copy(update={"properties": {"bad": object()}})
+    bad = DocumentWrite(
+        data=doc.data,
+        nodes=doc.write.nodes,
+        edges=[broken],
+        vectors=doc.write.vectors,
+        lexical=doc.write.lexical,
+    )
+    with pytest.raises(EngramError):
+        await store.write_document(bad)
+    await _nothing_of(store, bad, dataset)

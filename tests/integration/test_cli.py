@@ -1,0 +1,114 @@
+"""The engramdb command: help on every command, and the verbs end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from engramdb.cli import app
+
+runner = CliRunner()
+
+
+def _commands() -> list[str]:
+    group = get_command(app)
+    return sorted(group.commands)  # type: ignore[attr-defined]
+
+
+def test_every_command_is_listed_in_top_level_help() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for name in ("remember", "recall", "forget", "datasets", "demo"):
+        assert name in result.output
+    assert set(_commands()) >= {"remember", "recall", "forget", "datasets", "demo"}
+
+
+@pytest.mark.parametrize("command", ["remember", "recall", "forget", "datasets", "demo"])
+def test_every_command_has_help(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+    # the docstring's first line is the command's description
+    assert len(result.output.splitlines()) > 3
+
+
+def test_remember_recall_forget_json(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("The red lighthouse stands on the northern cape.")
+    out = runner.invoke(app, ["remember", str(notes), "--dataset", "coast", "--json"])
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.output)
+    assert payload["status"] == "completed" and payload["counts"]["documents"] == 1
+
+    out = runner.invoke(
+        app, ["recall", "lighthouse", "--type", "CHUNKS_LEXICAL", "-d", "coast", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    hits = json.loads(out.output)
+    assert hits[0]["text"].startswith("The red lighthouse")
+    assert hits[0]["metadata"]["document_name"] == "notes.md"
+
+    out = runner.invoke(app, ["datasets", "--json"])
+    assert [d["name"] for d in json.loads(out.output)] == ["coast"]
+
+    out = runner.invoke(app, ["forget", "--dataset", "coast", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["datasets"] == 1
+    out = runner.invoke(app, ["datasets", "--json"])
+    assert json.loads(out.output) == []
+
+
+def test_bad_input_exits_with_a_message_and_code_2() -> None:
+    out = runner.invoke(app, ["remember", "some text", "--weight", "1.5"])
+    assert out.exit_code == 2
+    assert "importance_weight" in out.output
+    out = runner.invoke(app, ["recall", "anything"])
+    assert out.exit_code == 2
+    assert "remember() first" in out.output
+
+
+def test_recall_text_output_names_the_document() -> None:
+    runner.invoke(app, ["remember", "Owls hunt at night in the forest."])
+    out = runner.invoke(app, ["recall", "owls night", "-k", "1"])
+    assert out.exit_code == 0, out.output
+    assert "[1] distance=" in out.output and "Owls hunt at night" in out.output
+
+
+def test_installed_entry_point_runs(isolated_config: Path) -> None:
+    """The console script installed by pip works (a real subprocess)."""
+    exe = Path(sys.executable).with_name("engramdb")
+    assert exe.exists(), "the engramdb console script is not installed in this environment"
+    env = {**os.environ, "ENGRAMDB_DATA_DIR": str(isolated_config)}
+    done = subprocess.run(
+        [str(exe), "remember", "Herons wade in shallow water.", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["counts"]["documents"] == 1
+
+
+@pytest.mark.slow
+def test_demo_runs_offline_with_the_default_embedder(isolated_config: Path) -> None:
+    """The README's first command: the real ONNX model, no network, no API key."""
+    exe = Path(sys.executable).with_name("engramdb")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EMBEDDING_", "LLM_"))}
+    env["ENGRAMDB_DATA_DIR"] = str(isolated_config)
+    done = subprocess.run(
+        [str(exe), "demo"], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    answer = done.stdout.split("Q: In which cities did Andreas live?")[1].splitlines()[1]
+    assert "Andreas was born in Venice" in answer
+    answer = done.stdout.split("Q: Where does Diana live now?")[1].splitlines()[1]
+    assert "Diana currently resides in Berlin" in answer

@@ -1,0 +1,1 @@
+"""SQLite-specific storage tests and the in-memory vector index tests."""
