@@ -259,6 +259,10 @@ class Store(ABC):
     async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int: ...
 
     @abstractmethod
+    async def list_edges(self, dataset_ids: Sequence[UUID], *, limit: int = 5000) -> list[Edge]:
+        """Edges of these datasets in insertion order, at most ``limit``."""
+
+    @abstractmethod
     async def neighbourhood(
         self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
     ) -> Subgraph:
@@ -297,6 +301,21 @@ class Store(ABC):
         ``dataset:<uuid>``). Waits (polling, never surfacing 'database is locked') up to
         ``timeout`` seconds, then raises LockTimeoutError. A lock held by a dead process is
         taken over."""
+
+    # --- cache ----------
+
+    @abstractmethod
+    async def cache_get(self, namespace: str, key: str) -> str | None:
+        """A cached value (e.g. an LLM answer keyed by model + prompt hash), or None."""
+
+    @abstractmethod
+    async def cache_put(
+        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
+    ) -> None:
+        """Store or replace a cached value. Committed at once, outside any document write, so
+        a retried ingestion after a crash finds what the failed one already paid for. A value
+        tagged with ``data_id`` is derived from that item's content: forgetting the item (or its
+        dataset, or everything) deletes it too."""
 
     # --- diagnostics ----------
 

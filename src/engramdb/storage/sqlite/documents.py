@@ -304,6 +304,7 @@ def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int)
         "DELETE FROM lexical_docs WHERE node_id IN (SELECT id FROM del_nodes)"
     ).rowcount
     nodes = conn.execute("DELETE FROM nodes WHERE id IN (SELECT id FROM del_nodes)").rowcount
+    conn.execute("DELETE FROM kv_cache WHERE data_id IN (SELECT id FROM del_data)")
     data = conn.execute("DELETE FROM data WHERE id IN (SELECT id FROM del_data)").rowcount
     _reset_temp(conn)
     return DeleteReport(
@@ -348,6 +349,7 @@ def delete_everything(conn: sqlite3.Connection, log_keep: int) -> None:
         "data",
         "pipeline_runs",
         "datasets",
+        "kv_cache",
     ):
         conn.execute(f"DELETE FROM {table}")
     conn.execute(

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 from uuid import UUID
 
-from engramdb.models.records import Node
+from engramdb.models.records import Edge, Node
 from engramdb.storage.base import ScoredId, Subgraph
 from engramdb.storage.sqlite.rows import (
     EDGE_COLUMNS,
@@ -94,6 +94,17 @@ def count_nodes(conn: sqlite3.Connection, dataset_ids: Sequence[UUID], type_: st
     clause, params = _node_filter(dataset_ids, type_)
     row = conn.execute(f"SELECT count(*) FROM nodes n WHERE {clause}", params).fetchone()
     return int(row[0])
+
+
+def list_edges(conn: sqlite3.Connection, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
+    if not dataset_ids or limit <= 0:
+        return []
+    rows = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM edges e "
+        "WHERE e.dataset_id IN (SELECT value FROM json_each(?)) ORDER BY e.seq LIMIT ?",
+        (_json_ids(dataset_ids), limit),
+    ).fetchall()
+    return [row_to_edge(row) for row in rows]
 
 
 def neighbourhood_sql() -> str:

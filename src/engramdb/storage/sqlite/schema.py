@@ -163,7 +163,23 @@ _V1_CORE = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_CORE,)
+_V2_CACHE = Migration(
+    2,
+    "key-value cache (LLM answers keyed by model + prompt)",
+    (
+        """CREATE TABLE kv_cache (
+            namespace TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            data_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (namespace, key)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX kv_cache_data ON kv_cache(data_id) WHERE data_id IS NOT NULL",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

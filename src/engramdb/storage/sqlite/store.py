@@ -32,6 +32,7 @@ from engramdb.errors import EmbeddingMismatchError, EngramValidationError
 from engramdb.models.records import (
     DataRecord,
     Dataset,
+    Edge,
     Node,
     PipelineRun,
     RunStatus,
@@ -274,6 +275,9 @@ class SqliteStore(Store):
     async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int:
         return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type))
 
+    async def list_edges(self, dataset_ids: Sequence[UUID], *, limit: int = 5000) -> list[Edge]:
+        return await self._read(partial(graph.list_edges, dataset_ids=dataset_ids, limit=limit))
+
     async def neighbourhood(
         self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
     ) -> Subgraph:
@@ -332,6 +336,30 @@ class SqliteStore(Store):
         return self._locks.hold(name, timeout)
 
     # --- diagnostics -----------------------------------------------------------------------------
+
+    async def cache_get(self, namespace: str, key: str) -> str | None:
+        def work(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute(
+                "SELECT value FROM kv_cache WHERE namespace = ? AND key = ?", (namespace, key)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._read(work)
+
+    async def cache_put(
+        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
+    ) -> None:
+        tag = None if data_id is None else str(data_id)
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO kv_cache (namespace, key, value, data_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET "
+                "value = excluded.value, data_id = excluded.data_id",
+                (namespace, key, value, tag, to_time(utcnow())),
+            )
+
+        await self._write(work)
 
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._read(maintenance.check_integrity)

@@ -1,0 +1,1 @@
+"""Graph extraction: entities, relations and summaries from chunks (LLM or offline)."""

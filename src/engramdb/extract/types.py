@@ -1,0 +1,107 @@
+"""The extraction contract shared by the LLM and offline extractors and the pipeline."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ENTITY_TYPES",
+    "ChunkExtraction",
+    "ExtractedEntity",
+    "ExtractedRelation",
+    "Extractor",
+    "Usage",
+]
+
+#: Entity types the offline extractors emit (an LLM may add others; they are kept as given,
+#: upper-cased).
+ENTITY_TYPES = (
+    "PERSON",
+    "PLACE",
+    "ORGANIZATION",
+    "DATE",
+    "TIME",
+    "MONEY",
+    "NUMBER",
+    "EVENT",
+    "PRODUCT",
+    "WORK",
+    "CONCEPT",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedEntity:
+    """An entity mentioned in a chunk. ``name`` is the surface form (e.g. "Andreas");
+    ``type`` one of :data:`ENTITY_TYPES` or an LLM's own upper-case label."""
+
+    name: str
+    type: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedRelation:
+    """``source`` —relation→ ``target``; both are names of entities in the same extraction.
+    ``relation`` is a short snake_case verb phrase ("born_in", "settled_in", "works_for")."""
+
+    source: str
+    relation: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkExtraction:
+    entities: list[ExtractedEntity] = field(default_factory=list)
+    relations: list[ExtractedRelation] = field(default_factory=list)
+    #: A one- to three-sentence summary of the chunk (extractive when offline).
+    summary: str = ""
+    #: Which extractor produced this ("llm", "heuristic", "spacy", or "<name>-fallback").
+    source: str = ""
+
+
+@dataclass(slots=True)
+class Usage:
+    """LLM accounting for one operation."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_hits: int = 0
+    #: Chunks whose LLM extraction failed and fell back to the offline extractor.
+    fallbacks: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cache_hits += other.cache_hits
+        self.fallbacks += other.fallbacks
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "llm_calls": self.calls,
+            "llm_prompt_tokens": self.prompt_tokens,
+            "llm_completion_tokens": self.completion_tokens,
+            "llm_cache_hits": self.cache_hits,
+            "extraction_fallbacks": self.fallbacks,
+        }
+
+
+class Extractor(ABC):
+    """Turns chunk texts into entities, relations and a summary per chunk.
+
+    Contract: returns exactly one :class:`ChunkExtraction` per input text, in order; never
+    raises for odd input (empty text, prompt-injection text, huge entity counts) — outputs are
+    bounded (at most ``max_entities`` entities and ``max_relations`` relations per chunk) and
+    relation endpoints always name entities of the same extraction.
+    """
+
+    name: str
+    max_entities: int = 50
+    max_relations: int = 100
+
+    @abstractmethod
+    async def extract(self, texts: Sequence[str]) -> list[ChunkExtraction]: ...
