@@ -42,8 +42,10 @@ from engramdb.settings import config
 if TYPE_CHECKING:
     from engramdb.api.datasets import list_datasets
     from engramdb.api.forget import forget
+    from engramdb.api.graph import GraphSnapshot, get_graph, get_node
     from engramdb.api.recall import recall
     from engramdb.api.remember import remember
+    from engramdb.api.visualize import visualize_graph
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.models.results import (
         ForgetResult,
@@ -60,6 +62,10 @@ _LAZY = {
     "recall": "engramdb.api.recall",
     "forget": "engramdb.api.forget",
     "list_datasets": "engramdb.api.datasets",
+    "get_graph": "engramdb.api.graph",
+    "visualize_graph": "engramdb.api.visualize",
+    "get_node": "engramdb.api.graph",
+    "GraphSnapshot": "engramdb.api.graph",
     "TextChunker": "engramdb.ingest.chunkers",
     "TextChunkerWithOverlap": "engramdb.ingest.chunkers",
     "CsvChunker": "engramdb.ingest.chunkers",
@@ -84,6 +90,7 @@ __all__ = [
     "EngramValidationError",
     "FeatureNotAvailableError",
     "ForgetResult",
+    "GraphSnapshot",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
     "LLMPaymentRequiredError",
@@ -106,9 +113,12 @@ __all__ = [
     "__version__",
     "config",
     "forget",
+    "get_graph",
+    "get_node",
     "list_datasets",
     "recall",
     "remember",
+    "visualize_graph",
 ]
 
 

@@ -16,7 +16,9 @@ from engramdb.models.records import Dataset, User
 from engramdb.settings import Settings, config
 
 if TYPE_CHECKING:
+    from engramdb.extract.types import Extractor
     from engramdb.providers.embedding.base import Embedder
+    from engramdb.providers.llm.base import LLM
     from engramdb.storage.base import Store
 
 __all__ = ["Engine", "get_engine", "open_store"]
@@ -50,10 +52,16 @@ class Engine:
         *,
         store: Store | None = None,
         embedder: Embedder | None = None,
+        llm: LLM | None = None,
+        extractor: Extractor | None = None,
     ) -> None:
         self.settings = settings
         self._store = store
         self._embedder = embedder
+        self._llm = llm
+        self._llm_built = llm is not None
+        self._extractor = extractor
+        self._extractor_built = extractor is not None
         self._setup_done = False
         self._build_lock = threading.Lock()
 
@@ -72,6 +80,43 @@ class Engine:
 
                 self._embedder = build_embedder(self.settings)
             return self._embedder
+
+    @property
+    def llm(self) -> LLM | None:
+        """The configured LLM (answers cached in the store), or None when none is configured."""
+        with self._build_lock:
+            built = self._llm_built
+        if not built:
+            from engramdb.providers.llm.cache import StoreResponseCache
+            from engramdb.providers.llm.factory import build_llm
+
+            llm = build_llm(self.settings, cache=StoreResponseCache(self.store))
+            with self._build_lock:
+                self._llm, self._llm_built = llm, True
+        return self._llm
+
+    @property
+    def extractor(self) -> Extractor | None:
+        """The graph extractor remember() uses: the LLM one (falling back to the offline one
+        chunk by chunk) when an LLM is configured, else the offline one; None when
+        ENGRAMDB_OFFLINE_EXTRACTOR=none and no LLM is configured."""
+        with self._build_lock:
+            if self._extractor_built:
+                return self._extractor
+        from engramdb.extract.factory import build_offline_extractor
+
+        choice = self.settings.engramdb_offline_extractor
+        offline = None if choice == "none" else build_offline_extractor(choice)
+        llm = self.llm
+        extractor: Extractor | None = offline
+        if llm is not None:
+            from engramdb.extract.llm import LLMExtractor
+
+            fallback = offline or build_offline_extractor("heuristic")
+            extractor = LLMExtractor(llm, fallback=fallback)
+        with self._build_lock:
+            self._extractor, self._extractor_built = extractor, True
+        return extractor
 
     async def ensure_setup(self) -> None:
         """Create the database and apply migrations (once per engine; idempotent anyway)."""

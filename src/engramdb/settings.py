@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(default=256, gt=8, le=8192)
     chunk_overlap_tokens: int = Field(default=32, ge=0, le=4096)
     max_file_bytes: int = Field(default=100 * 1024 * 1024, gt=0)
+    #: Graph extractor used without an LLM (and as the LLM's fallback): "auto" picks the
+    #: measured default, "none" stores documents and chunks only.
+    engramdb_offline_extractor: Literal["auto", "heuristic", "spacy", "none"] = "auto"
 
     # --- recall (recall.md) -------------------------------------------------------------------
     recall_warmup_shortcircuit: bool = True

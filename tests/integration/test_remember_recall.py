@@ -223,7 +223,9 @@ async def test_forget_one_item_keeps_the_others() -> None:
     store = get_engine().store
     dataset = results[0].dataset_id
     gone = await engramdb.forget(data_id=results[2].data_ids[0])
-    assert gone.data_records == 1 and gone.nodes == 2 and gone.vectors == 1
+    assert gone.data_records == 1 and gone.nodes >= 2 and gone.vectors >= 1
+    types = await store.list_nodes([dataset], type=NodeType.ENTITY_TYPE)
+    assert {"person", "place"} <= {t.name for t in types}  # shared with the other documents
     found = await engramdb.recall("Andreas Venice Lisbon", "CHUNKS_LEXICAL")
     assert all("Andreas" not in r.text for r in found)
     assert len(await store.list_nodes([dataset], type=NodeType.CHUNK)) == 2

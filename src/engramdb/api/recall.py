@@ -27,7 +27,11 @@ from engramdb.models.records import Dataset, User
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
-from engramdb.retrieval.retrievers.chunks import search_chunks, search_chunks_lexical
+from engramdb.retrieval.retrievers.chunks import (
+    search_chunks,
+    search_chunks_lexical,
+    search_summaries,
+)
 from engramdb.retrieval.scopes import expand_scope
 from engramdb.validation import validate_top_k, validate_uuid
 
@@ -118,10 +122,12 @@ async def recall(
         results = list(await search_chunks(engine.store, embedder, targets, query, top_k))
     elif search_type is SearchType.CHUNKS_LEXICAL:
         results = list(await search_chunks_lexical(engine.store, targets, query, top_k))
+    elif search_type is SearchType.SUMMARIES:
+        results = list(await search_summaries(engine.store, embedder, targets, query, top_k))
     else:
         raise FeatureNotAvailableError(
-            f"search type {search_type.value} is not available yet; use SearchType.CHUNKS or "
-            "SearchType.CHUNKS_LEXICAL"
+            f"search type {search_type.value} is not available yet; use SearchType.CHUNKS, "
+            "SearchType.CHUNKS_LEXICAL or SearchType.SUMMARIES"
         )
     return results
 

@@ -107,6 +107,7 @@ async def remember_with_progress(
         node_set=tags,
         lock_timeout=settings.engramdb_lock_timeout,
         csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
+        extractor=eng.extractor,
     )
     improve_note = "not_available" if self_improvement and settings.improve_auto_enabled else None
 

@@ -213,5 +213,24 @@ def demo(data_dir: DataDirOpt = None) -> None:
     _run(run_demo())
 
 
+@app.command()
+def visualize(
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="HTML file to write (default: ./graph.html)."),
+    ] = None,
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", "-d", help="Dataset name (repeatable; default: all)."),
+    ] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Write the knowledge graph as one interactive HTML page that works offline."""
+    from engramdb.api.visualize import visualize_graph
+
+    _configure(data_dir)
+    typer.echo(_run(visualize_graph(output, datasets=dataset)))
+
+
 def main() -> None:
     app()

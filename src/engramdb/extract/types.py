@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from uuid import UUID
 
 __all__ = [
     "ENTITY_TYPES",
@@ -105,3 +106,24 @@ class Extractor(ABC):
 
     @abstractmethod
     async def extract(self, texts: Sequence[str]) -> list[ChunkExtraction]: ...
+
+    async def extract_with_usage(
+        self, texts: Sequence[str], *, data_id: UUID | None = None
+    ) -> tuple[list[ChunkExtraction], Usage]:
+        """Extract and report LLM usage; ``data_id`` tags cached answers so they are forgotten
+        with the item. Offline extractors use no LLM: their usage is zero."""
+        return await self.extract(texts), Usage()
+
+    async def extract_documents(
+        self, documents: Sequence[tuple[UUID | None, Sequence[str]]]
+    ) -> tuple[list[list[ChunkExtraction]], Usage]:
+        """Extract the chunks of several documents (``(data_id, chunk texts)`` each); one list
+        of extractions per document, in order. The LLM extractor batches across documents;
+        this default extracts each document on its own."""
+        total = Usage()
+        results: list[list[ChunkExtraction]] = []
+        for data_id, texts in documents:
+            found, usage = await self.extract_with_usage(texts, data_id=data_id)
+            results.append(found)
+            total.add(usage)
+        return results, total

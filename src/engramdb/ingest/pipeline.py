@@ -1,5 +1,10 @@
-"""The ingestion pipeline: chunk → embed (batched across documents) → one transaction per
-document, under the dataset's cross-process lock, recorded as a pipeline run."""
+"""The ingestion pipeline.
+
+chunk → extract graph + summaries (LLM or offline) → embed (batched across documents) → one
+transaction per document, all under the dataset's cross-process lock and recorded as a pipeline
+run. A failure records the run as errored (with a scrubbed message) and re-raises; documents
+written before it stay whole, and the next remember skips them and completes the rest.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +18,17 @@ from uuid import UUID
 import numpy as np
 
 from engramdb.errors import scrub_secrets
-from engramdb.ingest.types import ChunkDraft, Chunker, LoadedDocument
-from engramdb.models.records import (
-    DataRecord,
-    Dataset,
-    Edge,
-    Node,
-    NodeType,
-    RunStatus,
-    stable_id,
-    utcnow,
+from engramdb.extract.types import Extractor, Usage
+from engramdb.ingest.graph_builder import (
+    CHUNK_COLLECTION,
+    DocumentPlan,
+    PreparedDocument,
+    entity_id,
+    entity_type_id,
+    plan_document,
 )
+from engramdb.ingest.types import Chunker, LoadedDocument
+from engramdb.models.records import Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import DocumentWrite, Store, VectorRow
@@ -38,14 +43,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Vector and full-text collection that holds chunk texts.
-CHUNK_COLLECTION = "chunks"
-
-#: ``progress(stage, done, total)``; stage is "chunks" (embedded) or "documents" (written).
+#: ``progress(stage, done, total)``; stage is "documents" (written or skipped so far).
 ProgressCallback = Callable[[str, int, int], None]
 
-#: How many chunks to gather (across documents) before one embedding pass.
-_EMBED_WINDOW = 256
+_COUNTS = ("documents", "skipped", "chunks", "summaries", "entities", "nodes", "edges", "vectors")
+
+#: How many chunks to gather (across documents) before one extraction + embedding pass.
+_WINDOW_CHUNKS = 256
 
 
 def data_id_for(dataset_id: UUID, content_hash: str) -> UUID:
@@ -62,6 +66,8 @@ class IngestOptions:
     lock_timeout: float = 600.0
     #: Chunker for CSV files when the caller did not choose one (rows stay whole, header kept).
     csv_chunker: Chunker | None = None
+    #: Graph extractor; None builds documents and chunks only.
+    extractor: Extractor | None = None
 
     def chunker_for(self, doc: LoadedDocument) -> Chunker:
         if self.csv_chunker is not None and doc.mime_type == "text/csv":
@@ -70,23 +76,27 @@ class IngestOptions:
 
 
 @dataclass(slots=True)
-class _Pending:
-    doc: LoadedDocument
-    data_id: UUID
-    chunks: list[ChunkDraft]
-
-
-@dataclass(slots=True)
-class _Stats:
-    documents: int = 0
-    skipped: int = 0
-    chunks: int = 0
-    nodes: int = 0
-    edges: int = 0
-    vectors: int = 0
+class _Run:
+    store: Store
+    embedder: Embedder
+    dataset: Dataset
+    options: IngestOptions
+    progress: ProgressCallback | None
+    total_docs: int
+    items: dict[UUID, RememberItem] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_COUNTS, 0))
+    usage: Usage = field(default_factory=Usage)
     timings: dict[str, float] = field(
-        default_factory=lambda: {"chunk": 0.0, "embed": 0.0, "write": 0.0}
+        default_factory=lambda: {"chunk": 0.0, "extract": 0.0, "embed": 0.0, "write": 0.0}
     )
+
+    def tick(self) -> None:
+        if self.progress is not None:
+            done = self.counts["documents"] + self.counts["skipped"]
+            self.progress("documents", done, self.total_docs)
+
+    def all_counts(self) -> dict[str, int]:
+        return {**self.counts, **self.usage.as_dict()}
 
 
 async def ingest_documents(
@@ -98,217 +108,170 @@ async def ingest_documents(
     *,
     progress: ProgressCallback | None = None,
 ) -> RememberResult:
-    """Ingest ``docs`` into ``dataset``. Raises what the pipeline raised, after recording the run
-    as errored; documents written before the failure stay (each is atomic)."""
+    """Ingest ``docs`` into ``dataset`` and return what happened."""
     started = time.perf_counter()
-    items: dict[UUID, RememberItem] = {}
-    stats = _Stats()
+    run = _Run(store, embedder, dataset, options, progress, len(docs))
     async with store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout):
         await store.reap_dead_runs()
-        run = await store.start_run(dataset.id, "remember")
+        record = await store.start_run(dataset.id, "remember")
         try:
-            await _run(store, embedder, dataset, docs, options, items, stats, progress)
+            await _ingest(run, docs)
         except BaseException as exc:
             await store.finish_run(
-                run.id,
+                record.id,
                 RunStatus.ERRORED,
                 error_class=type(exc).__name__,
                 error_message=scrub_secrets(str(exc)),
-                counts=_counts(stats),
+                counts=run.all_counts(),
             )
             raise
-        await store.finish_run(run.id, RunStatus.COMPLETED, counts=_counts(stats))
-    timings = {k: round(v, 4) for k, v in stats.timings.items()}
+        await store.finish_run(record.id, RunStatus.COMPLETED, counts=run.all_counts())
+    timings = {k: round(v, 4) for k, v in run.timings.items()}
     timings["total"] = round(time.perf_counter() - started, 4)
     return RememberResult(
         status="completed",
         dataset_id=dataset.id,
         dataset_name=dataset.name,
-        run_id=run.id,
-        data_ids=list(items),
-        items=list(items.values()),
-        counts=_counts(stats),
+        run_id=record.id,
+        data_ids=list(run.items),
+        items=list(run.items.values()),
+        counts=run.all_counts(),
         timings=timings,
     )
 
 
-def _counts(stats: _Stats) -> dict[str, int]:
-    return {
-        "documents": stats.documents,
-        "skipped": stats.skipped,
-        "chunks": stats.chunks,
-        "nodes": stats.nodes,
-        "edges": stats.edges,
-        "vectors": stats.vectors,
-    }
-
-
-async def _run(
-    store: Store,
-    embedder: Embedder,
-    dataset: Dataset,
-    docs: Sequence[LoadedDocument],
-    options: IngestOptions,
-    items: dict[UUID, RememberItem],
-    stats: _Stats,
-    progress: ProgressCallback | None,
-) -> None:
-    window: list[_Pending] = []
+async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
+    window: list[PreparedDocument] = []
     window_chunks = 0
     seen: set[str] = set()
-    total_docs = len(docs)
     for doc in docs:
-        data_id = data_id_for(dataset.id, doc.content_hash)
-        if doc.content_hash in seen or await store.find_data_by_hash(dataset.id, doc.content_hash):
-            seen.add(doc.content_hash)
-            items[data_id] = RememberItem(
-                data_id=data_id, name=doc.name, status="skipped", reason="already_present"
-            )
-            stats.skipped += 1
-            _tick(progress, "documents", stats, total_docs)
-            continue
+        data_id = data_id_for(run.dataset.id, doc.content_hash)
+        duplicate = doc.content_hash in seen
         seen.add(doc.content_hash)
+        if duplicate or await run.store.find_data_by_hash(run.dataset.id, doc.content_hash):
+            _skipped(run, data_id, doc.name)
+            continue
         t0 = time.perf_counter()
-        chunks = options.chunker_for(doc).chunk(
-            doc, importance_weight=options.importance_weight, count_tokens=embedder.count_tokens
+        chunks = run.options.chunker_for(doc).chunk(
+            doc,
+            importance_weight=run.options.importance_weight,
+            count_tokens=run.embedder.count_tokens,
         )
-        stats.timings["chunk"] += time.perf_counter() - t0
-        window.append(_Pending(doc, data_id, chunks))
+        run.timings["chunk"] += time.perf_counter() - t0
+        window.append(PreparedDocument(doc, data_id, chunks))
         window_chunks += len(chunks)
-        if window_chunks >= _EMBED_WINDOW:
-            await _flush(store, embedder, dataset, window, options, items, stats, progress, docs)
+        if window_chunks >= _WINDOW_CHUNKS:
+            await _flush(run, window)
             window, window_chunks = [], 0
     if window:
-        await _flush(store, embedder, dataset, window, options, items, stats, progress, docs)
+        await _flush(run, window)
 
 
-def _tick(progress: ProgressCallback | None, stage: str, stats: _Stats, total: int) -> None:
-    if progress is not None:
-        progress(stage, stats.documents + stats.skipped, total)
+def _skipped(run: _Run, data_id: UUID, name: str) -> None:
+    run.items[data_id] = RememberItem(
+        data_id=data_id, name=name, status="skipped", reason="already_present"
+    )
+    run.counts["skipped"] += 1
+    run.tick()
 
 
-async def _flush(
-    store: Store,
-    embedder: Embedder,
-    dataset: Dataset,
-    window: list[_Pending],
-    options: IngestOptions,
-    items: dict[UUID, RememberItem],
-    stats: _Stats,
-    progress: ProgressCallback | None,
-    docs: Sequence[LoadedDocument],
-) -> None:
-    texts = [c.text for p in window for c in p.chunks]
+async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
+    await _extract(run, window)
+    existing = await _existing_shared_nodes(run, window)
+    plans = [
+        plan_document(
+            run.dataset,
+            prepared,
+            importance_weight=run.options.importance_weight,
+            external_metadata=run.options.external_metadata,
+            node_set=run.options.node_set,
+            existing=existing,
+        )
+        for prepared in window
+    ]
+    vectors = await _embed(run, plans)
+    for prepared, plan in zip(window, plans, strict=True):
+        await _write(run, prepared, plan, vectors)
+
+
+async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
+    extractor = run.options.extractor
+    if extractor is None:
+        return
     t0 = time.perf_counter()
-    vectors = await embedder.embed(texts) if texts else np.zeros((0, embedder.dimension))
-    stats.timings["embed"] += time.perf_counter() - t0
-    if progress is not None:
-        progress("chunks", len(texts), len(texts))
-    offset = 0
-    for pending in window:
-        n = len(pending.chunks)
-        write = build_document_write(
-            dataset, pending, options, vectors[offset : offset + n].astype(np.float32)
-        )
-        offset += n
-        t1 = time.perf_counter()
-        written = await store.write_document(write)
-        stats.timings["write"] += time.perf_counter() - t1
-        if written:
-            stats.documents += 1
-            stats.chunks += n
-            stats.nodes += len(write.nodes)
-            stats.edges += len(write.edges)
-            stats.vectors += len(write.vectors)
-            items[pending.data_id] = RememberItem(
-                data_id=pending.data_id, name=pending.doc.name, status="ingested", chunks=n
+    found, usage = await extractor.extract_documents(
+        [(p.data_id, [c.text for c in p.chunks]) for p in window]
+    )
+    for prepared, extractions in zip(window, found, strict=True):
+        if len(extractions) != len(prepared.chunks):  # never misalign the graph
+            raise RuntimeError(
+                f"extractor {extractor.name!r} returned {len(extractions)} results for "
+                f"{len(prepared.chunks)} chunks"
             )
-        else:  # another writer stored the same content between our check and our write
-            stats.skipped += 1
-            items[pending.data_id] = RememberItem(
-                data_id=pending.data_id,
-                name=pending.doc.name,
-                status="skipped",
-                reason="already_present",
-            )
-        _tick(progress, "documents", stats, len(docs))
+        prepared.extractions = extractions
+    run.usage.add(usage)
+    run.timings["extract"] += time.perf_counter() - t0
 
 
-def build_document_write(
-    dataset: Dataset,
-    pending: _Pending,
-    options: IngestOptions,
-    vectors: np.ndarray[Any, np.dtype[np.float32]],
-) -> DocumentWrite:
-    """The records, graph and vectors of one document (Document node, Chunk nodes, edges)."""
-    doc, data_id, weight = pending.doc, pending.data_id, options.importance_weight
-    now = utcnow()
-    data = DataRecord(
-        id=data_id,
-        dataset_id=dataset.id,
-        name=doc.name,
-        content_hash=doc.content_hash,
-        mime_type=doc.mime_type,
-        importance_weight=weight,
-        external_metadata=options.external_metadata,
-        node_set=options.node_set,
-        size_bytes=doc.size_bytes,
-        chunk_count=len(pending.chunks),
-        created_at=now,
+async def _existing_shared_nodes(run: _Run, window: list[PreparedDocument]) -> dict[UUID, Node]:
+    """Entity and entity-type nodes this window names that the store already holds."""
+    ids: set[UUID] = set()
+    for prepared in window:
+        for extraction in prepared.extractions:
+            for entity in extraction.entities:
+                ids.add(entity_id(run.dataset.id, entity.name, entity.type))
+                ids.add(entity_type_id(run.dataset.id, entity.type))
+    if not ids:
+        return {}
+    return {n.id: n for n in await run.store.get_nodes(sorted(ids, key=str))}
+
+
+async def _embed(
+    run: _Run, plans: list[DocumentPlan]
+) -> dict[tuple[str, str], np.ndarray[Any, Any]]:
+    """Embed every distinct (collection, text) the window needs, in one batched call."""
+    keys = list(dict.fromkeys((coll, text) for plan in plans for _, coll, text in plan.to_embed))
+    t0 = time.perf_counter()
+    matrix = await run.embedder.embed([text for _, text in keys]) if keys else None
+    run.timings["embed"] += time.perf_counter() - t0
+    if matrix is None:
+        return {}
+    return {key: matrix[i].astype(np.float32) for i, key in enumerate(keys)}
+
+
+async def _write(
+    run: _Run,
+    prepared: PreparedDocument,
+    plan: DocumentPlan,
+    vectors: dict[tuple[str, str], np.ndarray[Any, Any]],
+) -> None:
+    rows = [
+        VectorRow(node_id, coll, vectors[(coll, text)]) for node_id, coll, text in plan.to_embed
+    ]
+    write = DocumentWrite(
+        data=plan.data, nodes=plan.nodes, edges=plan.edges, vectors=rows, lexical=plan.lexical
     )
-    document = Node(
-        id=data_id,
-        dataset_id=dataset.id,
-        type=NodeType.DOCUMENT,
-        name=doc.name,
-        properties={
-            "mime_type": doc.mime_type,
-            "source_path": doc.source_path,
-            "chunk_count": len(pending.chunks),
-            "node_set": options.node_set,
-            "external_metadata": options.external_metadata,
-            **{f"loader_{k}": v for k, v in doc.metadata.items()},
-        },
-        importance_weight=weight,
+    t0 = time.perf_counter()
+    written = await run.store.write_document(write)
+    run.timings["write"] += time.perf_counter() - t0
+    if not written:  # another writer stored the same content between our check and our write
+        _skipped(run, prepared.data_id, prepared.doc.name)
+        return
+    by_type: dict[str, int] = {}
+    for node in plan.nodes:
+        by_type[node.type] = by_type.get(node.type, 0) + 1
+    c = run.counts
+    c["documents"] += 1
+    c["chunks"] += by_type.get(NodeType.CHUNK, 0)
+    c["summaries"] += by_type.get(NodeType.SUMMARY, 0)
+    c["entities"] += by_type.get(NodeType.ENTITY, 0)
+    c["nodes"] += len(plan.nodes)
+    c["edges"] += len(plan.edges)
+    c["vectors"] += len(rows)
+    run.items[prepared.data_id] = RememberItem(
+        data_id=prepared.data_id,
+        name=prepared.doc.name,
+        status="ingested",
+        chunks=len(prepared.chunks),
     )
-    nodes: list[Node] = [document]
-    edges: list[Edge] = []
-    rows: list[VectorRow] = []
-    lexical: list[tuple[UUID, str]] = []
-    for chunk, vector in zip(pending.chunks, vectors, strict=True):
-        chunk_id = stable_id("chunk", data_id, chunk.index)
-        nodes.append(
-            Node(
-                id=chunk_id,
-                dataset_id=dataset.id,
-                type=NodeType.CHUNK,
-                name=f"{doc.name}#{chunk.index}",
-                text=chunk.text,
-                properties={
-                    "chunk_index": chunk.index,
-                    "data_id": str(data_id),
-                    "document_name": doc.name,
-                    "token_count": chunk.token_count,
-                    "start": chunk.start,
-                    "end": chunk.end,
-                    "node_set": options.node_set,
-                    **chunk.properties,
-                },
-                importance_weight=chunk.importance_weight,
-            )
-        )
-        edges.append(
-            Edge(
-                id=stable_id("edge", chunk_id, "is_part_of", data_id),
-                dataset_id=dataset.id,
-                source_id=chunk_id,
-                target_id=data_id,
-                relation="is_part_of",
-                importance_weight=chunk.importance_weight,
-            )
-        )
-        rows.append(VectorRow(chunk_id, CHUNK_COLLECTION, vector))
-        lexical.append((chunk_id, chunk.text))
-    return DocumentWrite(
-        data=data, nodes=nodes, edges=edges, vectors=rows, lexical={CHUNK_COLLECTION: lexical}
-    )
+    run.tick()

@@ -24,7 +24,7 @@ Ground rules every backend keeps:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -79,7 +79,7 @@ class DocumentWrite:
     nodes: Sequence[Node] = ()
     edges: Sequence[Edge] = ()
     vectors: Sequence[VectorRow] = ()
-    lexical: dict[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
+    lexical: Mapping[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

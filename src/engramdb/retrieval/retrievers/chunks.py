@@ -1,8 +1,8 @@
-"""CHUNKS (vector) and CHUNKS_LEXICAL (BM25) retrieval over chunk texts.
+"""CHUNKS (vector), CHUNKS_LEXICAL (BM25) and SUMMARIES (vector) retrieval.
 
-Both rank by their own relevance alone (the reference: CHUNKS ranks by vector similarity, and
-importance_weight has no effect here). CHUNKS reports the raw cosine distance in ``score``
-(lower is better); CHUNKS_LEXICAL orders by BM25 and leaves ``score`` None.
+They rank by their own relevance alone (the reference: CHUNKS ranks by vector similarity, and
+importance_weight has no effect here). CHUNKS and SUMMARIES report the raw cosine distance in
+``score`` (lower is better); CHUNKS_LEXICAL orders by BM25 and leaves ``score`` None.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 from uuid import UUID
 
 from engramdb.engine import check_embedding
-from engramdb.ingest.pipeline import CHUNK_COLLECTION
+from engramdb.ingest.graph_builder import CHUNK_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node
 from engramdb.models.results import ResponseGraphEntry
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import ScoredId, Store
 
-__all__ = ["search_chunks", "search_chunks_lexical"]
+__all__ = ["search_chunks", "search_chunks_lexical", "search_summaries"]
 
 
 async def search_chunks(
@@ -30,14 +30,37 @@ async def search_chunks(
     top_k: int,
 ) -> list[ResponseGraphEntry]:
     """Nearest chunks by cosine distance, closest first."""
+    return await _vector(store, embedder, datasets, query, top_k, SearchType.CHUNKS)
+
+
+async def search_summaries(
+    store: Store,
+    embedder: Embedder,
+    datasets: Sequence[Dataset],
+    query: str,
+    top_k: int,
+) -> list[ResponseGraphEntry]:
+    """Nearest chunk summaries by cosine distance, closest first."""
+    return await _vector(store, embedder, datasets, query, top_k, SearchType.SUMMARIES)
+
+
+async def _vector(
+    store: Store,
+    embedder: Embedder,
+    datasets: Sequence[Dataset],
+    query: str,
+    top_k: int,
+    search_type: SearchType,
+) -> list[ResponseGraphEntry]:
     searchable = [d for d in datasets if d.embedding_model is not None]
     if not searchable:
         return []
     for dataset in searchable:
         check_embedding(dataset, embedder)
     vector = (await embedder.embed([query]))[0]
-    hits = await store.vector_search(CHUNK_COLLECTION, vector, [d.id for d in searchable], top_k)
-    return await _entries(store, datasets, hits, SearchType.CHUNKS, with_score=True)
+    collection = CHUNK_COLLECTION if search_type is SearchType.CHUNKS else SUMMARY_COLLECTION
+    hits = await store.vector_search(collection, vector, [d.id for d in searchable], top_k)
+    return await _entries(store, datasets, hits, search_type, with_score=True)
 
 
 async def search_chunks_lexical(
@@ -81,7 +104,7 @@ def _entry(
     with_score: bool,
 ) -> ResponseGraphEntry:
     props = node.properties
-    metadata: dict[str, Any] = {"chunk_id": str(node.id)}
+    metadata: dict[str, Any] = {"chunk_id": str(props.get("chunk_id", node.id))}
     for key in ("data_id", "chunk_index", "document_name"):
         if key in props:
             metadata[key] = props[key]
@@ -100,7 +123,7 @@ def _entry(
         raw["bm25"] = float(hit.score)
     return ResponseGraphEntry(
         text=node.text,
-        kind="chunk",
+        kind="summary" if search_type is SearchType.SUMMARIES else "chunk",
         search_type=search_type.value,
         score=score,
         dataset_id=node.dataset_id,

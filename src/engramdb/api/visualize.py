@@ -1,0 +1,141 @@
+"""visualize_graph(): write the knowledge graph as an interactive, offline HTML page.
+
+The page is meant to be looked at (and attached to a CI run or a bug report), so it is one file
+with no external references; hovering a node shows every stored field, including the
+``importance_weight`` that is stored but not drawn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from uuid import UUID
+
+from engramdb.api.recall import resolve_datasets
+from engramdb.engine import get_engine
+from engramdb.errors import DatasetNotFoundError, EngramValidationError
+from engramdb.models.records import Dataset, Edge, Node, User
+from engramdb.viz.html import render_graph_html
+
+__all__ = ["DEFAULT_FILENAME", "DEFAULT_MAX_EDGES", "DEFAULT_MAX_NODES", "visualize_graph"]
+
+#: File written in the current directory when no path is given.
+DEFAULT_FILENAME = "graph.html"
+
+#: Default bounds of one drawing: a browser lays out and draws this much smoothly, and the page
+#: stays a few megabytes. Larger graphs are cut, and the page says so.
+DEFAULT_MAX_NODES = 2000
+DEFAULT_MAX_EDGES = 5000
+
+
+async def visualize_graph(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    datasets: list[str] | None = None,
+    user: User | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    max_edges: int = DEFAULT_MAX_EDGES,
+) -> str:
+    """Write the graph of ``datasets`` (default: every dataset the user can read) to ``path``.
+
+    ``path`` defaults to ``graph.html`` in the current directory; a path to an existing
+    directory writes ``graph.html`` inside it. Missing parent directories are created and the
+    file is replaced atomically, so a browser reloading it never sees half a page. Returns the
+    absolute path written.
+
+    Before anything was ingested the page says the memory is empty (no exception). Dataset names
+    are resolved strictly: an unknown name raises DatasetNotFoundError. At most ``max_nodes``
+    nodes and ``max_edges`` edges are drawn; when the graph is larger the page says how much was
+    left out.
+    """
+    target = _target_path(path)
+    node_limit = _check_limit(max_nodes, "max_nodes")
+    edge_limit = _check_limit(max_edges, "max_edges")
+    engine = get_engine()
+
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    targets: list[Dataset] = []
+    notices: list[str] = []
+    if not await engine.store.exists():
+        # Nothing was ever ingested: do not create a database just to draw an empty page.
+        if datasets is not None:
+            names = _check_names(datasets)
+            if names:
+                raise DatasetNotFoundError(
+                    f"datasets not found: {', '.join(repr(n) for n in names)}; nothing has been "
+                    "remembered yet",
+                    missing=names,
+                )
+    else:
+        owner = await engine.resolve_user(user)
+        targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=None)
+        ids = [d.id for d in targets]
+        if ids:
+            store = engine.store
+            nodes = await store.list_nodes(ids, limit=node_limit)
+            total_nodes = await store.count_nodes(ids)
+            if total_nodes > len(nodes):
+                notices.append(
+                    f"Showing the first {len(nodes):,} of {total_nodes:,} nodes "
+                    f"(max_nodes={node_limit:,})."
+                )
+            edges = await store.list_edges(ids, limit=edge_limit + 1)
+            if len(edges) > edge_limit:
+                edges = edges[:edge_limit]
+                notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
+
+    names_by_id: dict[UUID, str] = {d.id: d.name for d in targets}
+    title = "engramdb memory graph"
+    if targets:
+        title += " — " + ", ".join(d.name for d in targets)
+    page = render_graph_html(
+        nodes,
+        edges,
+        title=title,
+        dataset_names=names_by_id,
+        notice=" ".join(notices) or None,
+    )
+    await asyncio.to_thread(_write_atomically, target, page)
+    return str(target)
+
+
+def _target_path(path: str | os.PathLike[str] | None) -> Path:
+    if path is None:
+        return Path.cwd() / DEFAULT_FILENAME
+    if not isinstance(path, str | os.PathLike):
+        raise EngramValidationError(
+            f"path must be a file path (str or os.PathLike), got {type(path).__name__}"
+        )
+    raw = os.fspath(path)
+    if not isinstance(raw, str) or not raw.strip():
+        raise EngramValidationError("path is empty; pass a file name such as 'graph.html'")
+    target = Path(raw).expanduser()
+    if target.is_dir():
+        target = target / DEFAULT_FILENAME
+    return target.absolute()
+
+
+def _check_limit(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise EngramValidationError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _check_names(datasets: object) -> list[str]:
+    if not isinstance(datasets, list | tuple) or not all(isinstance(n, str) for n in datasets):
+        raise EngramValidationError("datasets must be a list of dataset names")
+    return list(dict.fromkeys(datasets))
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    """Write to a temporary sibling and rename it over ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

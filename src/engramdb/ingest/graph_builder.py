@@ -1,0 +1,278 @@
+"""Turn one chunked, extracted document into its records, graph and embedding requests.
+
+The graph of a document (reference shape, importance-weight.md):
+
+* ``Document`` (id = data id) ← ``is_part_of`` — ``Chunk`` (one per chunk)
+* ``Summary`` —``summarizes``→ ``Chunk``
+* ``Chunk`` —``contains``→ ``Entity`` —``is_a``→ ``EntityType``
+* ``Entity`` —<relation>→ ``Entity`` for every extracted relation
+
+Every element carries the document's ``importance_weight``. Entities are identified by their
+normalised name and type within the dataset (deterministic ids), so the same entity named by
+several documents is one node whose provenance lists each of them; ``EntityType`` nodes are shared
+per dataset and take the weight of the last ingest that touched them (upsert semantics).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from engramdb.extract.types import ChunkExtraction
+from engramdb.ingest.types import ChunkDraft, LoadedDocument
+from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, stable_id, utcnow
+
+__all__ = [
+    "CHUNK_COLLECTION",
+    "ENTITY_COLLECTION",
+    "SUMMARY_COLLECTION",
+    "DocumentPlan",
+    "PreparedDocument",
+    "entity_id",
+    "entity_type_id",
+    "normalise_name",
+    "plan_document",
+]
+
+#: Vector / full-text collections.
+CHUNK_COLLECTION = "chunks"
+SUMMARY_COLLECTION = "summaries"
+ENTITY_COLLECTION = "entities"
+
+_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['’]s$")
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_name(name: str) -> str:
+    """Identity form of an entity name: NFKC, case-folded, whitespace collapsed, leading article
+    and trailing possessive removed ("The Louvre's" → "louvre")."""
+    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", name)).strip()
+    text = _POSSESSIVE.sub("", _ARTICLE.sub("", text))
+    return text.casefold().strip(" .,:;!?\"'()[]{}")
+
+
+def entity_id(dataset_id: UUID, name: str, type_: str) -> UUID:
+    return stable_id("entity", dataset_id, normalise_name(name), type_.upper())
+
+
+def entity_type_id(dataset_id: UUID, type_: str) -> UUID:
+    return stable_id("entity_type", dataset_id, type_.upper())
+
+
+@dataclass(slots=True)
+class PreparedDocument:
+    """A document after loading, chunking and extraction, before embedding and writing."""
+
+    doc: LoadedDocument
+    data_id: UUID
+    chunks: list[ChunkDraft]
+    #: One extraction per chunk, or empty when graph extraction is off.
+    extractions: list[ChunkExtraction] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DocumentPlan:
+    """What to write for one document, with the texts still to embed."""
+
+    data: DataRecord
+    nodes: list[Node]
+    edges: list[Edge]
+    lexical: dict[str, list[tuple[UUID, str]]]
+    #: (node id, collection, text) to embed before writing.
+    to_embed: list[tuple[UUID, str, str]]
+
+
+def plan_document(
+    dataset: Dataset,
+    prepared: PreparedDocument,
+    *,
+    importance_weight: float,
+    external_metadata: dict[str, Any],
+    node_set: list[str],
+    existing: Mapping[UUID, Node],
+) -> DocumentPlan:
+    """Build the records and graph of one document.
+
+    ``existing`` holds stored nodes this document may share (entities, entity types): their
+    node sets are merged rather than overwritten, and entities already embedded are not embedded
+    again.
+    """
+    doc, data_id, weight = prepared.doc, prepared.data_id, importance_weight
+    builder = _Builder(dataset.id, weight, node_set, existing)
+    data = DataRecord(
+        id=data_id,
+        dataset_id=dataset.id,
+        name=doc.name,
+        content_hash=doc.content_hash,
+        mime_type=doc.mime_type,
+        importance_weight=weight,
+        external_metadata=external_metadata,
+        node_set=node_set,
+        size_bytes=doc.size_bytes,
+        chunk_count=len(prepared.chunks),
+        created_at=utcnow(),
+    )
+    builder.node(
+        data_id,
+        NodeType.DOCUMENT,
+        doc.name,
+        "",
+        {
+            "mime_type": doc.mime_type,
+            "source_path": doc.source_path,
+            "chunk_count": len(prepared.chunks),
+            "external_metadata": external_metadata,
+            **{f"loader_{k}": v for k, v in doc.metadata.items()},
+        },
+    )
+    extractions = prepared.extractions or [ChunkExtraction() for _ in prepared.chunks]
+    for chunk, extraction in zip(prepared.chunks, extractions, strict=True):
+        _add_chunk(builder, doc, data_id, chunk, extraction)
+    return DocumentPlan(
+        data=data,
+        nodes=list(builder.nodes.values()),
+        edges=list(builder.edges.values()),
+        lexical={CHUNK_COLLECTION: builder.lexical},
+        to_embed=builder.to_embed,
+    )
+
+
+def _add_chunk(
+    b: _Builder,
+    doc: LoadedDocument,
+    data_id: UUID,
+    chunk: ChunkDraft,
+    extraction: ChunkExtraction,
+) -> None:
+    chunk_id = stable_id("chunk", data_id, chunk.index)
+    locator = {"chunk_index": chunk.index, "data_id": str(data_id), "document_name": doc.name}
+    b.node(
+        chunk_id,
+        NodeType.CHUNK,
+        f"{doc.name}#{chunk.index}",
+        chunk.text,
+        {
+            **locator,
+            "token_count": chunk.token_count,
+            "start": chunk.start,
+            "end": chunk.end,
+            **chunk.properties,
+        },
+        weight=chunk.importance_weight,
+    )
+    b.edge(chunk_id, "is_part_of", data_id, weight=chunk.importance_weight)
+    b.lexical.append((chunk_id, chunk.text))
+    b.to_embed.append((chunk_id, CHUNK_COLLECTION, chunk.text))
+
+    if extraction.summary.strip():
+        summary_id = stable_id("summary", chunk_id)
+        b.node(
+            summary_id,
+            NodeType.SUMMARY,
+            f"summary of {doc.name}#{chunk.index}",
+            extraction.summary.strip(),
+            {**locator, "chunk_id": str(chunk_id), "extractor": extraction.source},
+            weight=chunk.importance_weight,
+        )
+        b.edge(summary_id, "summarizes", chunk_id, weight=chunk.importance_weight)
+        b.to_embed.append((summary_id, SUMMARY_COLLECTION, extraction.summary.strip()))
+
+    names: dict[str, UUID] = {}
+    for entity in extraction.entities:
+        type_ = entity.type.upper()
+        eid = entity_id(b.dataset_id, entity.name, type_)
+        names.setdefault(normalise_name(entity.name), eid)
+        tid = entity_type_id(b.dataset_id, type_)
+        b.node(tid, NodeType.ENTITY_TYPE, type_.lower(), type_.lower(), {})
+        props: dict[str, Any] = {
+            "entity_type": type_,
+            "normalized_name": normalise_name(entity.name),
+            "extractor": extraction.source,
+        }
+        if entity.description:
+            props["description"] = entity.description
+        text = f"{entity.name}: {entity.description}" if entity.description else entity.name
+        if b.node(eid, NodeType.ENTITY, entity.name, text, props):
+            b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
+        b.edge(chunk_id, "contains", eid)
+        b.edge(eid, "is_a", tid)
+    for relation in extraction.relations:
+        source = names.get(normalise_name(relation.source))
+        target = names.get(normalise_name(relation.target))
+        if source is None or target is None or source == target or not relation.relation:
+            continue
+        b.edge(source, relation.relation, target, {"chunk_id": str(chunk_id)})
+
+
+class _Builder:
+    def __init__(
+        self,
+        dataset_id: UUID,
+        weight: float,
+        node_set: list[str],
+        existing: Mapping[UUID, Node],
+    ) -> None:
+        self.dataset_id = dataset_id
+        self.weight = weight
+        self.node_set = node_set
+        self.existing = existing
+        self.nodes: dict[UUID, Node] = {}
+        self.edges: dict[UUID, Edge] = {}
+        self.lexical: list[tuple[UUID, str]] = []
+        self.to_embed: list[tuple[UUID, str, str]] = []
+
+    def node(
+        self,
+        node_id: UUID,
+        type_: str,
+        name: str,
+        text: str,
+        properties: dict[str, Any],
+        *,
+        weight: float | None = None,
+    ) -> bool:
+        """Add a node once per document; True when it is new to the store (needs a vector)."""
+        if node_id in self.nodes:
+            return False
+        stored = self.existing.get(node_id)
+        tags = list(self.node_set)
+        if stored is not None:
+            previous = stored.properties.get("node_set") or []
+            tags = list(dict.fromkeys([*previous, *tags]))
+        self.nodes[node_id] = Node(
+            id=node_id,
+            dataset_id=self.dataset_id,
+            type=type_,
+            name=name,
+            text=text,
+            properties={**properties, "node_set": tags},
+            importance_weight=self.weight if weight is None else weight,
+        )
+        return stored is None
+
+    def edge(
+        self,
+        source: UUID,
+        relation: str,
+        target: UUID,
+        properties: dict[str, Any] | None = None,
+        *,
+        weight: float | None = None,
+    ) -> None:
+        edge_id = stable_id("edge", source, relation, target)
+        if edge_id in self.edges:
+            return
+        self.edges[edge_id] = Edge(
+            id=edge_id,
+            dataset_id=self.dataset_id,
+            source_id=source,
+            target_id=target,
+            relation=relation,
+            properties=properties or {},
+            importance_weight=self.weight if weight is None else weight,
+        )

@@ -1,0 +1,167 @@
+"""The response cache: hits make no request, only valid answers are kept, and cached answers are
+forgotten with the data item they came from (a real SqliteStore)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from pydantic import BaseModel
+
+from engramdb.providers.llm import (
+    ChatMessage,
+    LLMOutputError,
+    OpenAICompatibleLLM,
+    StoreResponseCache,
+    cache_key,
+)
+from engramdb.storage.sqlite import SqliteStore
+from tests.conformance._helpers import make_doc
+from tests.support.openai_server import OpenAIServer, Reply
+
+ROUTE = "chat/completions"
+MESSAGES: list[ChatMessage] = [{"role": "user", "content": "Who founded Acme?"}]
+
+
+class Founder(BaseModel):
+    name: str
+    year: int
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    opened = SqliteStore(tmp_path / "engram.db")
+    await opened.setup()
+    yield opened
+    await opened.close()
+
+
+def make(server: OpenAIServer, store: SqliteStore) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(
+        "test-chat",
+        base_url=server.base_url,
+        backoff=0.01,
+        timeout=5.0,
+        cache=StoreResponseCache(store),
+    )
+
+
+async def written_data_id(store: SqliteStore) -> UUID:
+    user = await store.get_or_create_default_user()
+    dataset = await store.get_or_create_dataset(user.id, "main")
+    doc = make_doc(dataset.id, ["Acme was founded by Ada in 1901."])
+    await store.write_document(doc.write)
+    return doc.data.id
+
+
+async def test_cache_hit_makes_no_request(openai_server: OpenAIServer, store: SqliteStore) -> None:
+    openai_server.enqueue(ROUTE, Reply.json(openai_server.chat_document('{"name":"Ada","year":1}')))
+    llm = make(openai_server, store)
+    first, first_stats = await llm.structured(MESSAGES, Founder)
+    second, second_stats = await llm.structured(MESSAGES, Founder)
+    await llm.close()
+
+    assert first == second == Founder(name="Ada", year=1)
+    assert (first_stats.calls, first_stats.cache_hits) == (1, 0)
+    assert (second_stats.calls, second_stats.cache_hits) == (0, 1)
+    assert len(openai_server.requests) == 1
+    assert (llm.totals.calls, llm.totals.cache_hits) == (1, 1)
+
+
+async def test_another_instance_finds_the_persisted_answer(
+    openai_server: OpenAIServer, store: SqliteStore
+) -> None:
+    openai_server.enqueue(ROUTE, Reply.json(openai_server.chat_document('{"name":"Ada","year":1}')))
+    await make(openai_server, store).structured(MESSAGES, Founder)
+    _, stats = await make(openai_server, store).structured(MESSAGES, Founder)
+    assert stats.cache_hits == 1
+    assert len(openai_server.requests) == 1
+
+
+async def test_key_covers_model_messages_schema_and_temperature(
+    openai_server: OpenAIServer, store: SqliteStore
+) -> None:
+    openai_server.set_default(
+        ROUTE, lambda _: Reply.json(openai_server.chat_document('{"name":"Ada","year":1}'))
+    )
+    llm = make(openai_server, store)
+    await llm.structured(MESSAGES, Founder)
+    await llm.structured([{"role": "user", "content": "Who founded Beta?"}], Founder)
+    await llm.structured(MESSAGES, Founder, temperature=0.5)
+    await llm.close()
+    assert len(openai_server.requests) == 3
+    schema = Founder.model_json_schema()
+    assert cache_key("a", MESSAGES, schema, 0.0) != cache_key("b", MESSAGES, schema, 0.0)
+    assert cache_key("a", MESSAGES, schema, 0.0) == cache_key("a", list(MESSAGES), schema, 0.0)
+
+
+async def test_invalid_answers_are_not_cached(
+    openai_server: OpenAIServer, store: SqliteStore
+) -> None:
+    bad = Reply.json(openai_server.chat_document('{"name": "Ada"}'))
+    openai_server.enqueue(ROUTE, bad, bad)
+    llm = make(openai_server, store)
+    with pytest.raises(LLMOutputError):
+        await llm.structured(MESSAGES, Founder)
+    openai_server.enqueue(ROUTE, Reply.json(openai_server.chat_document('{"name":"Ada","year":1}')))
+    value, stats = await llm.structured(MESSAGES, Founder)
+    await llm.close()
+    assert value.year == 1
+    assert stats.calls == 1
+    assert len(openai_server.requests) == 3
+
+
+async def test_forgetting_the_item_forgets_its_cached_answers(
+    openai_server: OpenAIServer, store: SqliteStore
+) -> None:
+    data_id = await written_data_id(store)
+    openai_server.set_default(
+        ROUTE, lambda _: Reply.json(openai_server.chat_document('{"name":"Ada","year":1}'))
+    )
+    llm = make(openai_server, store)
+    await llm.structured(MESSAGES, Founder, data_id=data_id)
+    key = cache_key("test-chat", MESSAGES, Founder.model_json_schema(), 0.0)
+    assert await store.cache_get("llm", key) is not None
+
+    await store.delete_data(data_id)
+    assert await store.cache_get("llm", key) is None
+    _, stats = await llm.structured(MESSAGES, Founder, data_id=None)
+    await llm.close()
+    assert stats.calls == 1  # asked again
+    assert len(openai_server.requests) == 2
+
+
+class BrokenCache:
+    async def get(self, key: str) -> str | None:
+        raise OSError("disk gone")
+
+    async def put(self, key: str, value: str, *, data_id: UUID | None = None) -> None:
+        raise OSError("disk gone")
+
+
+async def test_a_broken_cache_fails_open(openai_server: OpenAIServer) -> None:
+    openai_server.enqueue(ROUTE, Reply.json(openai_server.chat_document('{"name":"Ada","year":1}')))
+    llm = OpenAICompatibleLLM("test-chat", base_url=openai_server.base_url, cache=BrokenCache())
+    value, stats = await llm.structured(MESSAGES, Founder)
+    await llm.close()
+    assert value.name == "Ada"
+    assert stats.calls == 1
+
+
+async def test_cache_false_neither_reads_nor_writes(
+    openai_server: OpenAIServer, store: SqliteStore
+) -> None:
+    openai_server.set_default(
+        ROUTE, lambda _: Reply.json(openai_server.chat_document('{"name":"Ada","year":1}'))
+    )
+    llm = make(openai_server, store)
+    await llm.structured(MESSAGES, Founder, cache=False)
+    key = cache_key("test-chat", MESSAGES, Founder.model_json_schema(), 0.0)
+    assert await store.cache_get("llm", key) is None
+    await llm.structured(MESSAGES, Founder)
+    _, stats = await llm.structured(MESSAGES, Founder, cache=False)
+    await llm.close()
+    assert (stats.calls, stats.cache_hits) == (1, 0)
+    assert len(openai_server.requests) == 3
