@@ -12,6 +12,7 @@ Messages say what went wrong *and* how to fix it.
     │   ├── InvalidHybridSearchConfig (422)
     │   ├── InvalidCodeQueryError (422)
     │   └── ConfigurationError (422)
+    │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
     │   └── DataNotFoundError (404)
@@ -51,6 +52,7 @@ __all__ = [
     "FeatureNotAvailableError",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
+    "LLMNotConfiguredError",
     "LLMPaymentRequiredError",
     "LLMProviderError",
     "LockTimeoutError",
@@ -119,6 +121,12 @@ class ConfigurationError(EngramValidationError):
     """A setting has a value engramdb cannot use."""
 
     code = "configuration_error"
+
+
+class LLMNotConfiguredError(ConfigurationError):
+    """A completion was asked for and no LLM is configured."""
+
+    code = "llm_not_configured"
 
 
 class NotFoundError(EngramError):

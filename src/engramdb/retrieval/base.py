@@ -1,0 +1,87 @@
+"""The retriever contract: one typed options object and one context, shared by every search type.
+
+``recall()`` validates its keyword arguments once, resolves datasets and the search type, and
+hands each retriever a :class:`RecallOptions` (what was asked) and a :class:`RetrievalContext`
+(where to look and with what). A retriever returns ``RecallResponse`` items; it never re-reads
+settings from the environment and never reaches outside ``ctx.datasets``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from engramdb.models.records import Dataset, User
+from engramdb.models.search_type import SearchType
+
+if TYPE_CHECKING:
+    from engramdb.models.results import RecallResponse
+    from engramdb.providers.embedding.base import Embedder
+    from engramdb.providers.llm.base import LLM
+    from engramdb.settings import Settings
+    from engramdb.storage.base import Store
+
+__all__ = ["RecallOptions", "RetrievalContext", "Retriever"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallOptions:
+    """Everything a recall asked for, validated (see ``api/recall.py``)."""
+
+    query: str
+    search_type: SearchType
+    top_k: int = 15
+    only_context: bool = False
+    system_prompt: str | None = None
+    node_name: list[str] | None = None
+    node_name_filter_operator: str = "OR"
+    #: Graph-only candidate widening; None = the retriever's default (100).
+    wide_search_top_k: int | None = None
+    triplet_distance_penalty: float | None = None
+    feedback_influence: float = 0.0
+    verbose: bool = False
+    retriever_specific_config: dict[str, Any] = field(default_factory=dict)
+    response_model: type[BaseModel] | None = None
+    include_references: bool = False
+    session_id: str | None = None
+
+    @property
+    def use_importance_weight(self) -> bool:
+        return bool(self.retriever_specific_config.get("use_importance_weight", True))
+
+
+@dataclass(slots=True)
+class RetrievalContext:
+    """Where a retriever looks and what it may use. ``llm`` is None when none is configured."""
+
+    store: Store
+    embedder: Embedder
+    llm: LLM | None
+    settings: Settings
+    datasets: list[Dataset]
+    user: User
+
+    @property
+    def dataset_ids(self) -> list[Any]:
+        return [d.id for d in self.datasets]
+
+    def dataset_name(self, dataset_id: object) -> str | None:
+        for d in self.datasets:
+            if d.id == dataset_id:
+                return d.name
+        return None
+
+
+class Retriever(ABC):
+    """One search type (or a family of them)."""
+
+    #: The search types this retriever serves.
+    search_types: frozenset[SearchType]
+
+    @abstractmethod
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        """Results for ``opts`` within ``ctx.datasets``, best first, at most ``opts.top_k``
+        context items (a completion type returns one answer item)."""

@@ -1,0 +1,203 @@
+"""Completion answers shared by every completion search type.
+
+A completion retriever builds a :class:`BuiltContext` (the rendered context plus the evidence it
+placed there) and calls :func:`complete`, which handles the rest uniformly:
+
+* ``only_context=True`` → one item whose ``text`` is the exact user prompt and whose
+  ``system_prompt`` is the task template; no LLM call (works without an LLM). A query that
+  retrieved nothing returns ``[]``.
+* no LLM configured → :class:`LLMNotConfiguredError` naming how to configure one.
+* ``response_model`` → validated structured output in ``.structured`` (and JSON in ``.text``).
+* ``include_references=True`` → a deterministic ``Evidence:`` block appended to the answer,
+  and ``metadata["evidence"]`` for the types whose table row says so (RAG and graph family).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engramdb.errors import LLMNotConfiguredError
+from engramdb.models.results import ResponseGraphEntry
+from engramdb.models.search_type import SearchType
+from engramdb.retrieval.base import RecallOptions, RetrievalContext
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPTS",
+    "BuiltContext",
+    "EvidenceItem",
+    "complete",
+    "evidence_block",
+    "render_user_prompt",
+]
+
+_BASE_SYSTEM = (
+    "You answer questions from a memory of stored documents and knowledge-graph facts. Use only "
+    "the context given. If the context does not contain the answer, say that the memory does not "
+    "contain it. Answer briefly and precisely."
+)
+
+#: The task template per completion type (the ``system_prompt`` an only_context call reports).
+DEFAULT_SYSTEM_PROMPTS: dict[SearchType, str] = {
+    SearchType.RAG_COMPLETION: _BASE_SYSTEM + " The context is a list of document passages.",
+    SearchType.TRIPLET_COMPLETION: _BASE_SYSTEM
+    + " The context is a list of facts written as subject —relation→ object.",
+    SearchType.GRAPH_COMPLETION: _BASE_SYSTEM
+    + " The context lists knowledge-graph facts (subject —relation→ object) and the passages "
+    "they come from.",
+    SearchType.GRAPH_COMPLETION_COT: _BASE_SYSTEM
+    + " Reason step by step over the facts, then give the final answer on the last line.",
+    SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION: _BASE_SYSTEM
+    + " The context was extended with facts around the first ones found.",
+    SearchType.GRAPH_COMPLETION_DECOMPOSITION: _BASE_SYSTEM
+    + " The question was split into sub-questions; the context holds facts for each.",
+    SearchType.GRAPH_SUMMARY_COMPLETION: _BASE_SYSTEM
+    + " The context holds summaries of the passages the facts come from.",
+    SearchType.HYBRID_COMPLETION: _BASE_SYSTEM
+    + " The context holds passages and knowledge-graph facts, most relevant first.",
+    SearchType.TEMPORAL: _BASE_SYSTEM
+    + " The context holds dated passages and facts; mind the dates when you answer.",
+    SearchType.AGENTIC_COMPLETION: _BASE_SYSTEM,
+}
+
+_USER_TEMPLATE = "Question: {question}\n\nContext:\n{context}"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceItem:
+    """One artifact placed in the LLM context (the seed's ``metadata.evidence`` entry)."""
+
+    kind: Literal["segment", "graph_node", "graph_edge"]
+    artifact_id: str
+    rank: int
+    role: Literal["used_as_context", "supports_assertion"] = "used_as_context"
+    score: float | None = None
+    data_id: str | None = None
+    chunk_id: str | None = None
+    chunk_index: int | None = None
+    document_name: str | None = None
+    #: A short quote shown in the Evidence block (RAG bullets carry one, graph bullets do not).
+    snippet: str | None = None
+
+    def as_metadata(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "artifact_id": self.artifact_id,
+            "role": self.role,
+            "rank": self.rank,
+            "score": self.score,
+        }
+        for key in ("data_id", "chunk_id", "chunk_index", "document_name"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltContext:
+    """What a completion retriever retrieved, rendered for the prompt."""
+
+    text: str
+    evidence: list[EvidenceItem] = field(default_factory=list)
+    #: True for RAG_COMPLETION and the graph family: their answers carry metadata.evidence.
+    evidence_in_metadata: bool = False
+    #: Extra normalized payload for ``result.raw`` (e.g. the triplets used).
+    raw: dict[str, Any] = field(default_factory=dict)
+    #: Conversation history and session guidance (issue 5) framed around the question.
+    history: str = ""
+    guidance: str = ""
+
+
+def render_user_prompt(question: str, built: BuiltContext) -> str:
+    """History, then question and context through the template, then the guidance block."""
+    parts = []
+    if built.history:
+        parts.append(f"Conversation so far:\n{built.history}")
+    parts.append(_USER_TEMPLATE.format(question=question, context=built.text))
+    if built.guidance:
+        parts.append(f"Guidance:\n{built.guidance}")
+    return "\n\n".join(parts)
+
+
+def evidence_block(evidence: list[EvidenceItem]) -> str:
+    """The deterministic ``Evidence:`` block, or "" when no usable reference exists."""
+    lines = []
+    seen: set[str] = set()
+    for item in evidence:
+        if item.kind != "segment" or item.chunk_id is None or item.chunk_id in seen:
+            continue
+        seen.add(item.chunk_id)
+        line = (
+            f"- chunk {item.chunk_index} of document {item.document_name} "
+            f"(data_id: {item.data_id}, chunk_id: {item.chunk_id})"
+        )
+        if item.snippet:
+            snippet = " ".join(item.snippet.split())
+            line += f': "{snippet[:160]}{"…" if len(snippet) > 160 else ""}"'
+        lines.append(line)
+    return "Evidence:\n" + "\n".join(lines) if lines else ""
+
+
+async def complete(
+    ctx: RetrievalContext, opts: RecallOptions, built: BuiltContext
+) -> list[ResponseGraphEntry]:
+    """The answer (or, with only_context, the prompt) for a completion search type."""
+    search_type = opts.search_type
+    system = opts.system_prompt or DEFAULT_SYSTEM_PROMPTS.get(search_type, _BASE_SYSTEM)
+    if not built.text.strip():
+        if opts.only_context:
+            return []
+        built = BuiltContext(text="(no relevant memories found)", history=built.history)
+    user_prompt = render_user_prompt(opts.query, built)
+    dataset_id = ctx.datasets[0].id if len(ctx.datasets) == 1 else None
+    dataset_name = ctx.datasets[0].name if len(ctx.datasets) == 1 else None
+    if opts.only_context:
+        return [
+            ResponseGraphEntry(
+                text=user_prompt,
+                kind="prompt",
+                search_type=search_type.value,
+                dataset_id=dataset_id,
+                dataset_name=dataset_name,
+                raw={"context": built.text, **built.raw},
+                system_prompt=system,
+            )
+        ]
+    if ctx.llm is None:
+        raise LLMNotConfiguredError(
+            f"{search_type.value} writes its answer with an LLM, and none is configured: set "
+            "LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as Ollama), "
+            "or pass only_context=True to get the prompt, or use SearchType.CHUNKS"
+        )
+    messages: list[Any] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user_prompt},
+    ]
+    structured: dict[str, Any] | None = None
+    if opts.response_model is not None:
+        parsed, _ = await ctx.llm.structured(messages, opts.response_model)
+        structured = parsed.model_dump(mode="json")
+        text = json.dumps(structured, ensure_ascii=False)
+    else:
+        text = (await ctx.llm.complete(messages)).text.strip()
+    metadata: dict[str, Any] = {}
+    if opts.include_references:
+        block = evidence_block(built.evidence)
+        if block:
+            text = f"{text}\n\n{block}"
+        if built.evidence_in_metadata and built.evidence:
+            metadata["evidence"] = [e.as_metadata() for e in built.evidence]
+    return [
+        ResponseGraphEntry(
+            text=text,
+            kind="answer",
+            search_type=search_type.value,
+            dataset_id=dataset_id,
+            dataset_name=dataset_name,
+            metadata=metadata,
+            raw={"context": built.text, **built.raw},
+            structured=structured,
+        )
+    ]
