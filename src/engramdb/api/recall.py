@@ -20,6 +20,7 @@ from engramdb.errors import (
     EngramValidationError,
     FeatureNotAvailableError,
     InvalidCodeQueryError,
+    InvalidHybridSearchConfig,
     PermissionDeniedError,
     RecallPreconditionError,
 )
@@ -27,11 +28,10 @@ from engramdb.models.records import Dataset, User
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
-from engramdb.retrieval.retrievers.chunks import (
-    search_chunks,
-    search_chunks_lexical,
-    search_summaries,
-)
+from engramdb.providers.llm.base import LLM
+from engramdb.retrieval.base import RecallOptions, RetrievalContext
+from engramdb.retrieval.dispatch import run_graph_lane
+from engramdb.retrieval.router import resolve_search_type
 from engramdb.retrieval.scopes import expand_scope
 from engramdb.validation import validate_top_k, validate_uuid
 
@@ -105,31 +105,62 @@ async def recall(
         raise FeatureNotAvailableError(
             "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
         )
-    if node_name:
-        raise FeatureNotAvailableError(
-            "node_name filters are not available yet; recall without node_name"
-        )
     if "graph" not in lanes:
         # The session, trace and session_context lanes read the session store, which engramdb
         # does not have yet: they contribute nothing.
         return []
 
-    search_type = _resolve_search_type(pinned, engine, auto_route=auto_route)
-    targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
-    embedder = _embedder_for_call(engine, embedding_config)
-    results: list[RecallResponse]
-    if search_type is SearchType.CHUNKS:
-        results = list(await search_chunks(engine.store, embedder, targets, query, top_k))
-    elif search_type is SearchType.CHUNKS_LEXICAL:
-        results = list(await search_chunks_lexical(engine.store, targets, query, top_k))
-    elif search_type is SearchType.SUMMARIES:
-        results = list(await search_summaries(engine.store, embedder, targets, query, top_k))
-    else:
-        raise FeatureNotAvailableError(
-            f"search type {search_type.value} is not available yet; use SearchType.CHUNKS, "
-            "SearchType.CHUNKS_LEXICAL or SearchType.SUMMARIES"
+    decision = resolve_search_type(
+        query,
+        query_type=pinned,
+        auto_route=auto_route,
+        llm_available=engine.settings.llm_configured,
+    )
+    search_type = decision.search_type
+    if search_type is SearchType.HYBRID_COMPLETION and (
+        wide_search_top_k is not None or triplet_distance_penalty is not None
+    ):
+        raise InvalidHybridSearchConfig(
+            "wide_search_top_k and triplet_distance_penalty apply to graph retrieval only, and "
+            "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
+            "SearchType.GRAPH_COMPLETION, or drop those options"
         )
-    return results
+    if node_name and search_type is not SearchType.CODING_RULES:
+        raise FeatureNotAvailableError(
+            f"node_name filters are not available for {search_type.value} yet; recall without "
+            "node_name"
+        )
+    targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+    config = dict(retriever_specific_config or {})
+    if response_model is not None:
+        config["response_model"] = response_model
+    model = config.get("response_model")
+    ctx = RetrievalContext(
+        store=engine.store,
+        embedder=_embedder_for_call(engine, embedding_config),
+        llm=_llm_for_call(engine, llm_config),
+        settings=engine.settings,
+        datasets=targets,
+        user=owner,
+    )
+    opts = RecallOptions(
+        query=query,
+        search_type=search_type,
+        top_k=top_k,
+        only_context=only_context,
+        system_prompt=_system_prompt(system_prompt, system_prompt_path),
+        node_name=node_name,
+        node_name_filter_operator=node_name_filter_operator,
+        wide_search_top_k=wide_search_top_k,
+        triplet_distance_penalty=triplet_distance_penalty,
+        feedback_influence=float(feedback_influence),
+        verbose=verbose,
+        retriever_specific_config=config,
+        response_model=model if isinstance(model, type) else None,
+        include_references=include_references,
+        session_id=session_id,
+    )
+    return await run_graph_lane(ctx, opts, decision, lanes=lanes)
 
 
 def _check_query(query_text: object, max_chars: int) -> str:
@@ -225,20 +256,6 @@ def _check_options(
         )
 
 
-def _resolve_search_type(
-    pinned: SearchType | None, engine: Engine, *, auto_route: bool
-) -> SearchType:
-    if pinned is not None:
-        return pinned
-    if not engine.settings.llm_configured:
-        # Nothing could write a completion answer: plain vector search over chunks.
-        return SearchType.CHUNKS
-    raise FeatureNotAvailableError(
-        "automatic routing to completion search types is not available yet; pass "
-        "query_type=SearchType.CHUNKS or SearchType.CHUNKS_LEXICAL"
-    )
-
-
 async def resolve_datasets(
     engine: Engine,
     owner: User,
@@ -297,3 +314,30 @@ def _embedder_for_call(engine: Engine, embedding_config: Mapping[str, Any] | Non
     data.update(update)
     settings = type(engine.settings).model_validate(data)
     return build_embedder(settings)
+
+
+def _system_prompt(system_prompt: str | None, system_prompt_path: str | None) -> str | None:
+    if system_prompt is not None or system_prompt_path is None:
+        return system_prompt
+    try:
+        return Path(system_prompt_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngramValidationError(
+            f"cannot read system_prompt_path {system_prompt_path!r}: {exc}"
+        ) from exc
+
+
+def _llm_for_call(engine: Engine, llm_config: Mapping[str, Any] | None) -> LLM | None:
+    if not llm_config:
+        return engine.llm
+    from engramdb.providers.llm.factory import build_llm
+
+    if not isinstance(llm_config, Mapping):
+        raise ConfigurationError("llm_config must be a dict of LLM_* settings")
+    update = {k.lower(): v for k, v in llm_config.items()}
+    unknown = [k for k in update if not k.startswith("llm_")]
+    if unknown:
+        raise ConfigurationError(f"llm_config accepts only llm_* settings, got {unknown}")
+    data = engine.settings.model_dump()
+    data.update(update)
+    return build_llm(type(engine.settings).model_validate(data))

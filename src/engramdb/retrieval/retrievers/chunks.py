@@ -14,12 +14,20 @@ from uuid import UUID
 from engramdb.engine import check_embedding
 from engramdb.ingest.graph_builder import CHUNK_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node
-from engramdb.models.results import ResponseGraphEntry
+from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
+from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.storage.base import ScoredId, Store
 
-__all__ = ["search_chunks", "search_chunks_lexical", "search_summaries"]
+__all__ = [
+    "ChunksRetriever",
+    "LexicalChunksRetriever",
+    "SummariesRetriever",
+    "search_chunks",
+    "search_chunks_lexical",
+    "search_summaries",
+]
 
 
 async def search_chunks(
@@ -131,3 +139,34 @@ def _entry(
         metadata=metadata,
         raw=raw,
     )
+
+
+class ChunksRetriever(Retriever):
+    """CHUNKS: dense vector search over chunk texts."""
+
+    search_types = frozenset({SearchType.CHUNKS})
+
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        return list(
+            await search_chunks(ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k)
+        )
+
+
+class LexicalChunksRetriever(Retriever):
+    """CHUNKS_LEXICAL: BM25 over chunk texts."""
+
+    search_types = frozenset({SearchType.CHUNKS_LEXICAL})
+
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        return list(await search_chunks_lexical(ctx.store, ctx.datasets, opts.query, opts.top_k))
+
+
+class SummariesRetriever(Retriever):
+    """SUMMARIES: dense vector search over chunk summaries."""
+
+    search_types = frozenset({SearchType.SUMMARIES})
+
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        return list(
+            await search_summaries(ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k)
+        )

@@ -1,0 +1,42 @@
+"""Which retriever serves which search type (imported lazily, one instance per type)."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+from engramdb.errors import FeatureNotAvailableError
+from engramdb.models.search_type import SearchType
+from engramdb.retrieval.base import Retriever
+
+__all__ = ["retriever_for"]
+
+_CHUNKS = "engramdb.retrieval.retrievers.chunks"
+
+#: search type → (module, class). A type missing here is not implemented yet.
+_REGISTRY: dict[SearchType, tuple[str, str]] = {
+    SearchType.CHUNKS: (_CHUNKS, "ChunksRetriever"),
+    SearchType.CHUNKS_LEXICAL: (_CHUNKS, "LexicalChunksRetriever"),
+    SearchType.SUMMARIES: (_CHUNKS, "SummariesRetriever"),
+}
+
+_instances: dict[SearchType, Retriever] = {}
+_lock = threading.Lock()
+
+
+def retriever_for(search_type: SearchType) -> Retriever:
+    """The retriever of ``search_type``; FeatureNotAvailableError names types not built yet."""
+    with _lock:
+        found = _instances.get(search_type)
+        if found is not None:
+            return found
+        entry = _REGISTRY.get(search_type)
+        if entry is None:
+            available = ", ".join(t.value for t in _REGISTRY)
+            raise FeatureNotAvailableError(
+                f"search type {search_type.value} is not available yet; available: {available}"
+            )
+        module, name = entry
+        retriever: Retriever = getattr(importlib.import_module(module), name)()
+        _instances[search_type] = retriever
+        return retriever

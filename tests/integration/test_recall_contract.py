@@ -1,0 +1,108 @@
+"""recall()'s contract around retrieval: warm-up markers, routing, graph-only options."""
+
+from __future__ import annotations
+
+import pytest
+
+import engramdb
+from engramdb.engine import get_engine
+from engramdb.retrieval.dispatch import WARMUP_CACHE
+from tests.support.openai_server import OpenAIServer, Reply
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warmup_cache() -> None:
+    WARMUP_CACHE.forget()
+
+
+async def _empty_dataset(name: str) -> None:
+    """A dataset that exists but was never ingested into (as a dataset-create API makes)."""
+    engine = get_engine()
+    owner = await engine.resolve_user(None)
+    await engine.store.get_or_create_dataset(owner.id, name)
+
+
+async def test_never_built_dataset_gets_a_warming_up_marker() -> None:
+    await engramdb.remember("Cognee-like memory is stored in one file.", dataset_name="docs")
+    await _empty_dataset("analytics")
+    results = await engramdb.recall("What does Cognee do?", datasets=["analytics"])
+    assert len(results) == 1
+    marker = results[0]
+    assert marker.source == "system"
+    assert marker.status == "memory_warming_up"
+    assert marker.text == (
+        "Memory is still warming up: no knowledge graph data exists yet for the requested datasets."
+    )
+    assert marker.datapoint_count == 0 and marker.threshold == 1
+
+
+async def test_marker_rules_only_context_multi_source_and_switch() -> None:
+    await engramdb.remember("A fact.", dataset_name="docs")
+    await _empty_dataset("analytics")
+    # only_context bypasses the check and runs normal retrieval (nothing there)
+    assert await engramdb.recall("x", datasets=["analytics"], only_context=True) == []
+    # a cold graph in a multi-source recall contributes nothing instead of a marker
+    assert await engramdb.recall("x", datasets=["analytics"], scope=["graph", "session"]) == []
+    engramdb.config.set("recall_warmup_shortcircuit", False)
+    assert await engramdb.recall("x", datasets=["analytics"]) == []
+
+
+async def test_warm_dataset_searches_normally() -> None:
+    await engramdb.remember("Owls hunt at night.", dataset_name="birds")
+    results = await engramdb.recall("owls", datasets=["birds"])
+    assert results and results[0].source == "graph"
+
+
+def _use_llm(server: OpenAIServer) -> None:
+    engramdb.config.set("llm_endpoint", server.base_url)
+    engramdb.config.set("llm_api_key", "test-key")
+    engramdb.config.set("llm_max_retries", 0)
+
+
+async def test_failed_first_build_gets_build_failed_then_clears(
+    openai_server: OpenAIServer,
+) -> None:
+    _use_llm(openai_server)
+    openai_server.set_default("chat/completions", lambda r: Reply.error(402, "no credit left"))
+    with pytest.raises(engramdb.LLMPaymentRequiredError):
+        await engramdb.remember("Grace Hopper served in the Navy.", dataset_name="navy")
+    results = await engramdb.recall("Who served?", datasets=["navy"])
+    assert [r.source for r in results] == ["system"]
+    marker = results[0]
+    assert marker.status == "build_failed"
+    assert marker.error_class == "LLMPaymentRequiredError"
+    assert marker.text.startswith("Memory build failed: the last ingestion")
+    assert "Fix the cause and re-run remember()" in marker.text
+
+    # the cause is fixed: the next successful build clears the marker at once
+    engramdb.config.set("llm_endpoint", "")
+    engramdb.config.set("llm_api_key", "")
+    await engramdb.remember("Grace Hopper served in the Navy.", dataset_name="navy")
+    results = await engramdb.recall("Grace Hopper Navy", datasets=["navy"])
+    assert results and results[0].source == "graph"
+
+
+async def test_graph_only_options_are_rejected_on_hybrid(openai_server: OpenAIServer) -> None:
+    await engramdb.remember("A fact.")
+    _use_llm(openai_server)
+    with pytest.raises(engramdb.InvalidHybridSearchConfig) as info:
+        await engramdb.recall("an ordinary question", wide_search_top_k=50)
+    assert info.value.status_code == 422
+    with pytest.raises(engramdb.InvalidHybridSearchConfig):
+        await engramdb.recall("q", auto_route=False, triplet_distance_penalty=2.0)
+
+
+async def test_fully_quoted_query_routes_to_lexical_with_an_llm(
+    openai_server: OpenAIServer,
+) -> None:
+    await engramdb.remember("The zeppelin hangar is in Friedrichshafen.")
+    _use_llm(openai_server)
+    results = await engramdb.recall('"zeppelin hangar"')
+    assert results and results[0].search_type == "CHUNKS_LEXICAL"
+    assert "Friedrichshafen" in results[0].text
+
+
+async def test_without_an_llm_routing_falls_to_chunks_even_for_quotes() -> None:
+    await engramdb.remember("The zeppelin hangar is in Friedrichshafen.")
+    results = await engramdb.recall('"zeppelin hangar"', auto_route=False)
+    assert results and results[0].search_type == "CHUNKS"
