@@ -186,11 +186,29 @@ class OnnxEmbedder(Embedder):
             session = await asyncio.to_thread(self._ensure_loaded)
         ids, order = await asyncio.to_thread(self._tokenize_sorted, items)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
-        for start in range(0, len(items), self._batch_size):
-            rows = order[start : start + self._batch_size]
+        for rows in self._batches(ids, order):
             batch = [ids[i] for i in rows]
             out[rows] = await asyncio.to_thread(self._run_batch, session, batch)
         return out
+
+    def _batches(self, ids: list[list[int]], order: list[int]) -> list[list[int]]:
+        """Group length-sorted rows into batches of at most ``batch_size`` rows whose padded size
+        (rows × longest row) stays within ``batch_size * 64`` tokens, so a few long chunks never
+        force dozens of short entity names to be padded to their length."""
+        budget = self._batch_size * 64
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:  # ascending length: the newest row is the widest of its batch
+            width = len(ids[i]) + 2  # [CLS] and [SEP]
+            if current and (
+                len(current) >= self._batch_size or (len(current) + 1) * width > budget
+            ):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
 
     async def close(self) -> None:
         """Drop the session so its memory can be reclaimed; the next ``embed`` reloads it.

@@ -1,0 +1,355 @@
+"""The graph-completion family and TRIPLET_COMPLETION.
+
+Every type retrieves triplets with :class:`~engramdb.retrieval.retrievers.graph.TripletSearch`,
+renders them with :func:`~engramdb.retrieval.context.graph_context` and answers through
+:func:`~engramdb.retrieval.completion.complete` (only_context, response_model, the Evidence block
+and the missing-LLM error are handled there, identically for every type). They differ in what
+they retrieve and place in the context:
+
+* GRAPH_COMPLETION: the ``top_k`` triplets, entity descriptions and the passages asserting them.
+* TRIPLET_COMPLETION: the triplets alone, ranked by similarity alone; the Evidence block cites
+  their chunks but ``metadata.evidence`` stays empty (the seed's table).
+* GRAPH_SUMMARY_COMPLETION: the summaries of the asserting chunks instead of the chunks;
+  ``response_model`` is refused, as in the reference.
+* GRAPH_COMPLETION_CONTEXT_EXTENSION: after the first retrieval, the one-hop neighbourhood of
+  the top entities is loaded once and the facts around them are added (no LLM needed).
+* GRAPH_COMPLETION_COT: with an LLM, one check "are these facts enough?" that may name a
+  follow-up question; the follow-up is retrieved once (two retrieval rounds at most) and the answer
+  is written from both. ``only_context`` returns the first prompt without any LLM call.
+* GRAPH_COMPLETION_DECOMPOSITION: with an LLM, the question is split into at most three
+  sub-questions (one structured call, also under ``only_context`` so the prompt shown is the one
+  the model would get), each is retrieved, and the results are interleaved. Without an LLM the
+  question is used as it is.
+
+Merged contexts (COT, extension, decomposition) hold at most ``2 * top_k`` triplets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+
+from engramdb.errors import EngramValidationError
+from engramdb.models.records import Node, NodeType, stable_id
+from engramdb.models.results import RecallResponse
+from engramdb.models.search_type import SearchType
+from engramdb.providers.llm.base import LLM, ChatMessage, LLMOutputError
+from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
+from engramdb.retrieval.completion import BuiltContext, complete, render_user_prompt
+from engramdb.retrieval.context import (
+    DEFAULT_PASSAGE_CHAR_BUDGET,
+    Passage,
+    graph_context,
+    supporting_chunk_ids,
+)
+from engramdb.retrieval.retrievers.graph import GraphView, Triplet, TripletSearch, is_fact_node
+
+__all__ = [
+    "GRAPH_RETRIEVERS",
+    "GraphCompletionContextExtensionRetriever",
+    "GraphCompletionCotRetriever",
+    "GraphCompletionDecompositionRetriever",
+    "GraphCompletionRetriever",
+    "GraphSummaryCompletionRetriever",
+    "TripletCompletionRetriever",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_SUB_QUESTIONS = 3
+#: Triplets whose endpoints seed the context extension.
+EXTENSION_SEED_TRIPLETS = 5
+
+_FOLLOW_UP_SYSTEM = (
+    "You check whether knowledge-graph facts are enough to answer a question. Think it through "
+    "briefly in `reasoning`. If the facts are enough, set `sufficient` to true. Otherwise set it "
+    "to false and write in `follow_up_question` one short question whose answer would supply "
+    "what is missing."
+)
+_DECOMPOSE_SYSTEM = (
+    f"Split the user's question into at most {MAX_SUB_QUESTIONS} short, self-contained "
+    "sub-questions that can each be looked up in a knowledge graph and together answer it. "
+    "Return a simple question unchanged as the only sub-question."
+)
+
+
+@dataclass(slots=True)
+class Collected:
+    """What a type retrieved: ranked triplets, the view they came from, extra ``raw`` payload
+    and a preamble placed before the facts."""
+
+    triplets: list[Triplet]
+    view: GraphView
+    raw: dict[str, object] = field(default_factory=dict)
+    preamble: str = ""
+
+
+class FollowUpCheck(BaseModel):
+    """The COT check's answer."""
+
+    reasoning: str = ""
+    sufficient: bool = True
+    follow_up_question: str = ""
+
+
+class SubQuestions(BaseModel):
+    """The decomposition's answer."""
+
+    questions: list[str] = Field(default_factory=list)
+
+
+class GraphCompletionRetriever(Retriever):
+    """GRAPH_COMPLETION; the base every other graph-family retriever specialises."""
+
+    search_types = frozenset({SearchType.GRAPH_COMPLETION})
+    #: Whether the context holds passages, entity descriptions, and metadata.evidence.
+    passages = True
+    descriptions = True
+    evidence_in_metadata = True
+    summaries = False
+
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        self.validate(opts)
+        search = TripletSearch.for_options(ctx, opts)
+        got = await self.collect(ctx, opts, search)
+        built = await self.build(search, got.view, got.triplets, opts, preamble=got.preamble)
+        if got.raw:
+            built = replace(built, raw={**built.raw, **got.raw})
+        return list(await complete(ctx, opts, built))
+
+    def validate(self, opts: RecallOptions) -> None:
+        """Refuse options this type cannot honour, before any work."""
+
+    async def collect(
+        self, ctx: RetrievalContext, opts: RecallOptions, search: TripletSearch
+    ) -> Collected:
+        """The ranked triplets for the context (the plain search for the question)."""
+        (vector,) = await search.embed([opts.query])
+        view = await search.search(vector)
+        return Collected(search.triplets(view, opts.top_k), view)
+
+    async def build(
+        self,
+        search: TripletSearch,
+        view: GraphView,
+        triplets: list[Triplet],
+        opts: RecallOptions,
+        preamble: str = "",
+    ) -> BuiltContext:
+        """Render ``triplets`` with the chunks asserting them (or their summaries)."""
+        chunks = await search.chunk_nodes(view, supporting_chunk_ids(triplets))
+        sources = list(chunks.values())
+        passages: list[Passage] = []
+        if self.passages and self.summaries:
+            passages = await _summaries(search, view, sources)
+        elif self.passages:
+            passages = [Passage(chunk=c, text=c.text) for c in sources]
+        budget = opts.retriever_specific_config.get(
+            "passage_char_budget", DEFAULT_PASSAGE_CHAR_BUDGET
+        )
+        return graph_context(
+            triplets,
+            passages,
+            sources=sources,
+            descriptions=self.descriptions,
+            passage_heading="Summaries" if self.summaries else "Passages",
+            passage_budget=int(budget),
+            evidence_in_metadata=self.evidence_in_metadata,
+            verbose=opts.verbose,
+            preamble=preamble,
+        )
+
+
+class TripletCompletionRetriever(GraphCompletionRetriever):
+    """TRIPLET_COMPLETION: triplets only, ranked by similarity alone (no importance weight)."""
+
+    search_types = frozenset({SearchType.TRIPLET_COMPLETION})
+    passages = False
+    descriptions = False
+    evidence_in_metadata = False
+
+
+class GraphSummaryCompletionRetriever(GraphCompletionRetriever):
+    """GRAPH_SUMMARY_COMPLETION: summaries of the asserting chunks in place of the chunks."""
+
+    search_types = frozenset({SearchType.GRAPH_SUMMARY_COMPLETION})
+    summaries = True
+
+    def validate(self, opts: RecallOptions) -> None:
+        if opts.response_model is not None or "response_model" in opts.retriever_specific_config:
+            raise EngramValidationError(
+                "response_model is not supported by GRAPH_SUMMARY_COMPLETION (as in the "
+                "reference); use SearchType.GRAPH_COMPLETION for structured output"
+            )
+
+
+class GraphCompletionContextExtensionRetriever(GraphCompletionRetriever):
+    """GRAPH_COMPLETION_CONTEXT_EXTENSION: retrieve, extend once around the top entities."""
+
+    search_types = frozenset({SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION})
+
+    async def collect(
+        self, ctx: RetrievalContext, opts: RecallOptions, search: TripletSearch
+    ) -> Collected:
+        got = await super().collect(ctx, opts, search)
+        first, view = got.triplets, got.view
+        top = [
+            n.id
+            for t in first[:EXTENSION_SEED_TRIPLETS]
+            for n in (t.source, t.target)
+            if is_fact_node(n)
+        ]
+        top = list(dict.fromkeys(top))
+        if not top:
+            return got
+        await search.extend(view, top)
+        chosen, around = {t.edge.id for t in first}, set(top)
+        extension = [
+            t
+            for t in search.triplets(view)
+            if t.edge.id not in chosen
+            and is_fact_node(t.source)
+            and is_fact_node(t.target)
+            and (t.source.id in around or t.target.id in around)
+        ][: opts.top_k]
+        return Collected(first + extension, view, {"extended_from": [str(i) for i in top]})
+
+
+class GraphCompletionCotRetriever(GraphCompletionRetriever):
+    """GRAPH_COMPLETION_COT: an LLM check may ask one follow-up question, retrieved once."""
+
+    search_types = frozenset({SearchType.GRAPH_COMPLETION_COT})
+
+    async def collect(
+        self, ctx: RetrievalContext, opts: RecallOptions, search: TripletSearch
+    ) -> Collected:
+        got = await super().collect(ctx, opts, search)
+        triplets, view = got.triplets, got.view
+        if opts.only_context or ctx.llm is None or not triplets:
+            return got
+        first = await self.build(search, view, triplets, opts)
+        check = await _structured(ctx.llm, _FOLLOW_UP_SYSTEM, opts.query, first, FollowUpCheck)
+        question = "" if check is None or check.sufficient else check.follow_up_question.strip()
+        extra: dict[str, object] = {"reasoning": check.reasoning if check else ""}
+        if not question:
+            return Collected(triplets, view, extra)
+        (vector,) = await search.embed([question])
+        follow_view = await search.search(vector)
+        more = search.triplets(follow_view, opts.top_k)
+        view.nodes.update({k: v for k, v in follow_view.nodes.items() if k not in view.nodes})
+        merged = _dedupe([*triplets, *more])[: 2 * opts.top_k]
+        return Collected(merged, view, {**extra, "follow_up_questions": [question]})
+
+
+class GraphCompletionDecompositionRetriever(GraphCompletionRetriever):
+    """GRAPH_COMPLETION_DECOMPOSITION: sub-questions via the LLM, retrieved and interleaved."""
+
+    search_types = frozenset({SearchType.GRAPH_COMPLETION_DECOMPOSITION})
+
+    async def collect(
+        self, ctx: RetrievalContext, opts: RecallOptions, search: TripletSearch
+    ) -> Collected:
+        questions = await _decompose(ctx.llm, opts.query) if ctx.llm is not None else []
+        if len(questions) <= 1:
+            got = await super().collect(ctx, opts, search)
+            got.raw["sub_questions"] = questions
+            return got
+        vectors = await search.embed(questions)
+        view = GraphView()
+        ranked: list[list[Triplet]] = []
+        for vector in vectors:
+            sub_view = await search.search(vector)
+            ranked.append(search.triplets(sub_view, opts.top_k))
+            view.nodes.update({k: v for k, v in sub_view.nodes.items() if k not in view.nodes})
+        merged = _dedupe(_interleave(ranked))[: 2 * opts.top_k]
+        preamble = "Sub-questions:\n" + "\n".join(f"- {q}" for q in questions)
+        return Collected(merged, view, {"sub_questions": questions}, preamble)
+
+
+#: One retriever per search type, for recall() to dispatch on.
+GRAPH_RETRIEVERS: dict[SearchType, Retriever] = {
+    t: r
+    for r in (
+        GraphCompletionRetriever(),
+        TripletCompletionRetriever(),
+        GraphSummaryCompletionRetriever(),
+        GraphCompletionContextExtensionRetriever(),
+        GraphCompletionCotRetriever(),
+        GraphCompletionDecompositionRetriever(),
+    )
+    for t in r.search_types
+}
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+async def _summaries(search: TripletSearch, view: GraphView, chunks: list[Node]) -> list[Passage]:
+    """Each chunk's summary (its own text when it has none), in the chunks' order.
+
+    A summary's id is derived from its chunk's (``stable_id("summary", chunk_id)``, see
+    ``graph_builder``), so the ones not already in the view cost one ``get_nodes``.
+    """
+    by_chunk: dict[UUID, Node] = {}
+    for node in view.nodes.values():
+        if node.type == NodeType.SUMMARY and "chunk_id" in node.properties:
+            by_chunk.setdefault(UUID(str(node.properties["chunk_id"])), node)
+    wanted = {stable_id("summary", c.id): c.id for c in chunks if c.id not in by_chunk}
+    for node in await search.ctx.store.get_nodes(list(wanted)) if wanted else []:
+        by_chunk[wanted[node.id]] = node
+    return [
+        Passage(chunk=c, text=by_chunk[c.id].text if c.id in by_chunk else c.text) for c in chunks
+    ]
+
+
+async def _structured(
+    llm: LLM, system: str, question: str, built: BuiltContext, schema: type[M]
+) -> M | None:
+    """One structured call; None when the model's answer stays unusable (the caller carries on
+    with what it has rather than failing the recall)."""
+    messages: list[ChatMessage] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": render_user_prompt(question, built)},
+    ]
+    try:
+        value, _ = await llm.structured(messages, schema, cache=False)
+    except LLMOutputError:
+        return None
+    return value
+
+
+async def _decompose(llm: LLM, question: str) -> list[str]:
+    """At most three sub-questions; the question itself when the model gives none."""
+    messages: list[ChatMessage] = [
+        {"role": "system", "content": _DECOMPOSE_SYSTEM},
+        {"role": "user", "content": f"Question: {question}"},
+    ]
+    try:
+        answer, _ = await llm.structured(messages, SubQuestions)
+    except LLMOutputError:
+        return [question]
+    questions = list(dict.fromkeys(q.strip() for q in answer.questions if q.strip()))
+    return questions[:MAX_SUB_QUESTIONS] or [question]
+
+
+def _interleave(ranked: Sequence[Sequence[Triplet]]) -> list[Triplet]:
+    """Round-robin over the per-question rankings, so every sub-question gets its best facts in."""
+    out: list[Triplet] = []
+    for i in range(max((len(r) for r in ranked), default=0)):
+        out.extend(r[i] for r in ranked if i < len(r))
+    return out
+
+
+def _dedupe(triplets: Sequence[Triplet]) -> list[Triplet]:
+    """First occurrence of each edge."""
+    seen: set[UUID] = set()
+    out = []
+    for t in triplets:
+        if t.edge.id not in seen:
+            seen.add(t.edge.id)
+            out.append(t)
+    return out

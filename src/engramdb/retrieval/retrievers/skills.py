@@ -1,0 +1,75 @@
+"""SKILLS: the skills whose "name: description" is nearest to the query, metadata only.
+
+Each hit is a :class:`ResponseSkillEntry` -- ``text`` the "name: description" line, ``skill``
+``{id, name, description, tags}``, ``score`` the raw cosine distance (lower is better, recall.md
+"Relevance in score"). The procedure body is not in the graph at all (see
+:mod:`engramdb.api.skills`), so it cannot leak from here; an agent loads it by id with
+``load_skill``. Also used by the recall skill gate (top 3, single dataset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engramdb.engine import check_embedding
+from engramdb.models.records import Dataset
+from engramdb.models.results import RecallResponse, ResponseSkillEntry
+from engramdb.models.search_type import SearchType
+from engramdb.providers.embedding.base import Embedder
+from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
+from engramdb.storage.base import Store
+
+__all__ = ["SKILL_COLLECTION", "SKILL_NODE_TYPE", "SkillsRetriever", "search_skills"]
+
+#: Kept equal to engramdb.api.skills (not imported: retrieval must not import the API layer).
+SKILL_COLLECTION = "skills"
+SKILL_NODE_TYPE = "Skill"
+
+
+class SkillsRetriever(Retriever):
+    """SearchType.SKILLS; ``only_context`` changes nothing (there is no prompt)."""
+
+    search_types = frozenset({SearchType.SKILLS})
+
+    async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
+        return list(
+            await search_skills(ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k)
+        )
+
+
+async def search_skills(
+    store: Store,
+    embedder: Embedder,
+    datasets: Sequence[Dataset],
+    query: str,
+    top_k: int,
+) -> list[ResponseSkillEntry]:
+    """The ``top_k`` nearest skills of ``datasets``, closest first."""
+    searchable = [d for d in datasets if d.embedding_model is not None]
+    if not searchable or top_k <= 0:
+        return []
+    for dataset in searchable:
+        check_embedding(dataset, embedder)
+    vector = (await embedder.embed([query]))[0]
+    hits = await store.vector_search(SKILL_COLLECTION, vector, [d.id for d in searchable], top_k)
+    nodes = {n.id: n for n in await store.get_nodes([h.node_id for h in hits])}
+    entries = []
+    for hit in hits:
+        node = nodes.get(hit.node_id)
+        if node is None or node.type != SKILL_NODE_TYPE:
+            continue
+        props = node.properties
+        tags = props.get("tags")
+        entries.append(
+            ResponseSkillEntry(
+                text=node.text,
+                skill={
+                    "id": str(node.id),
+                    "name": node.name,
+                    "description": str(props.get("description", "")),
+                    "tags": [str(t) for t in tags] if isinstance(tags, list) else [],
+                },
+                score=float(hit.score),
+            )
+        )
+    return entries
