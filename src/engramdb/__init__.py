@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from engramdb.api.graph import GraphSnapshot, get_graph, get_node
     from engramdb.api.recall import recall
     from engramdb.api.remember import remember
+    from engramdb.api.skills import load_skill, remember_skill, remember_skills
     from engramdb.api.visualize import visualize_graph
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.models.results import (
@@ -65,6 +66,9 @@ _LAZY = {
     "list_datasets": "engramdb.api.datasets",
     "get_graph": "engramdb.api.graph",
     "visualize_graph": "engramdb.api.visualize",
+    "remember_skill": "engramdb.api.skills",
+    "remember_skills": "engramdb.api.skills",
+    "load_skill": "engramdb.api.skills",
     "get_node": "engramdb.api.graph",
     "GraphSnapshot": "engramdb.api.graph",
     "TextChunker": "engramdb.ingest.chunkers",
@@ -118,8 +122,11 @@ __all__ = [
     "get_graph",
     "get_node",
     "list_datasets",
+    "load_skill",
     "recall",
     "remember",
+    "remember_skill",
+    "remember_skills",
     "visualize_graph",
 ]
 

@@ -106,3 +106,46 @@ async def test_without_an_llm_routing_falls_to_chunks_even_for_quotes() -> None:
     await engramdb.remember("The zeppelin hangar is in Friedrichshafen.")
     results = await engramdb.recall('"zeppelin hangar"', auto_route=False)
     assert results and results[0].search_type == "CHUNKS"
+
+
+async def test_skill_gate_appends_matching_skills_without_the_procedure() -> None:
+    await engramdb.remember("The service runs on port 8080.", dataset_name="ops")
+    await engramdb.remember_skill(
+        "deploy-service",
+        "Deploy the web service to production",
+        "1. run make release\n2. SECRET-STEP push the image",
+        dataset_name="ops",
+    )
+    results = await engramdb.recall("How do I deploy the web service?", datasets=["ops"])
+    sources = [r.source for r in results]
+    assert sources[0] == "graph" and "skills" in sources
+    skill = next(r for r in results if r.source == "skills")
+    assert skill.text.startswith("deploy-service")
+    assert isinstance(skill.score, float)
+    assert "SECRET-STEP" not in str([r.model_dump() for r in results])
+    # not a procedural question, or more than one dataset: no skills lane
+    plain = await engramdb.recall("What port does the service use?", datasets=["ops"])
+    assert "skills" not in [r.source for r in plain]
+    await engramdb.remember("Another dataset.", dataset_name="misc")
+    both = await engramdb.recall("How do I deploy the web service?", datasets=["ops", "misc"])
+    assert "skills" not in [r.source for r in both]
+    engramdb.config.set("skill_gate_enabled", False)
+    off = await engramdb.recall("How do I deploy the web service?", datasets=["ops"])
+    assert "skills" not in [r.source for r in off]
+
+
+async def test_cypher_through_recall_is_read_only_and_scoped() -> None:
+    await engramdb.remember("Andreas was born in Venice.", dataset_name="a")
+    await engramdb.remember("Beatrix was born in Vienna.", dataset_name="b")
+    rows = await engramdb.recall(
+        "MATCH (p:Entity)-[r]->(c:Entity) RETURN p.name AS person, type(r) AS rel, c.name AS city",
+        engramdb.SearchType.CYPHER,
+        datasets=["a"],
+    )
+    found = [r.raw for r in rows]
+    assert {"person": "Andreas", "rel": "born_in", "city": "Venice"} in found
+    assert all(row["person"] != "Beatrix" for row in found)
+    with pytest.raises(engramdb.EngramValidationError, match="read-only"):
+        await engramdb.recall("MATCH (n) DETACH DELETE n", "CYPHER", datasets=["a"])
+    graph = await engramdb.get_graph(["a"])
+    assert graph.node_named("Andreas") is not None  # nothing was deleted

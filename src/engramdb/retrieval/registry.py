@@ -18,6 +18,10 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.CHUNKS: (_CHUNKS, "ChunksRetriever"),
     SearchType.CHUNKS_LEXICAL: (_CHUNKS, "LexicalChunksRetriever"),
     SearchType.SUMMARIES: (_CHUNKS, "SummariesRetriever"),
+    SearchType.CYPHER: ("engramdb.retrieval.retrievers.cypher", "CypherRetriever"),
+    SearchType.CODING_RULES: ("engramdb.retrieval.retrievers.coding_rules", "CodingRulesRetriever"),
+    SearchType.SKILLS: ("engramdb.retrieval.retrievers.skills", "SkillsRetriever"),
+    SearchType.AGENTIC_COMPLETION: ("engramdb.retrieval.retrievers.agentic", "AgenticRetriever"),
 }
 
 _instances: dict[SearchType, Retriever] = {}

@@ -144,7 +144,7 @@ class _Compiler(ExprCompiler):
         params: list[object] = []
         parts.append(", ".join(sql for sql, _ in select))
         params.extend(p for _, ps in select for p in ps)
-        parts.append(" FROM " + ", ".join(self.tables))
+        parts.append(" FROM " + self.joiner.join(self.tables))
         parts.append(" WHERE " + " AND ".join(sql for sql, _ in self.conditions))
         params.extend(p for _, ps in self.conditions for p in ps)
         if group:
@@ -165,6 +165,49 @@ class _Compiler(ExprCompiler):
         edges = [self.bind_rel(r, nodes[i], nodes[i + 1]) for i, r in enumerate(pattern.rels)]
         if len(edges) == 2:  # Cypher: one path never uses the same relationship twice
             self.conditions.append((f"{edges[0]}.id <> {edges[1]}.id", []))
+        self.join_order(nodes, edges)
+
+    def join_order(self, nodes: list[str], edges: list[str]) -> None:
+        """Start the join at the node an equality pins down, then walk the path outward.
+
+        Without statistics SQLite tends to drive a pattern from ``edges_by_dataset`` (every
+        edge of the dataset); ``{name: 'x'}`` or ``WHERE a.id = $id`` make one node far more
+        selective, so the join is forced (CROSS JOIN) to start there and follow the edge
+        indexes. Without such a node the planner keeps its own order.
+        """
+        pairs = zip(self.q.pattern.nodes, nodes, strict=True)
+        scores = [self.selectivity(node, alias) for node, alias in pairs]
+        best = max(range(len(nodes)), key=lambda i: (scores[i], -i))
+        if scores[best] < 2 or not edges:
+            self.joiner = ", "
+            return
+        order = [nodes[best]]
+        for i in range(best, len(edges)):  # rightwards: edge i joins node i and i + 1
+            order += [edges[i], nodes[i + 1]]
+        for i in range(best - 1, -1, -1):  # then leftwards
+            order += [edges[i], nodes[i]]
+        tables = {t.rsplit(" ", 1)[-1]: t for t in self.tables}
+        self.tables = [tables[a] for a in dict.fromkeys(order)]
+        self.joiner = " CROSS JOIN "
+
+    def selectivity(self, node: NodePattern, alias: str) -> int:
+        """3: pinned by id; 2: another property equality; 1: a label only; 0: nothing."""
+        keys = [key for key, _ in node.props]
+        where = self.q.where
+        conjuncts = where.operands if isinstance(where, BoolOp) and where.op == "AND" else (where,)
+        for c in conjuncts:
+            if isinstance(c, Compare) and c.op == "=":
+                for side, other in ((c.left, c.right), (c.right, c.left)):
+                    if not isinstance(side, Prop) or not isinstance(other, Literal | Param):
+                        continue
+                    bound = self.bindings.get(side.var)
+                    if bound is not None and bound.alias == alias:
+                        keys.append(side.key)
+        if "id" in keys:
+            return 3
+        if keys:
+            return 2
+        return 1 if node.label is not None else 0
 
     def bind_node(self, node: NodePattern) -> str:
         existing = self.bindings.get(node.var) if node.var else None

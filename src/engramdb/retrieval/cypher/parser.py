@@ -87,15 +87,18 @@ class _Parser(ExprParser):
     def return_items(self, pattern: Pattern) -> list[ReturnItem]:
         star = self.accept_punct("*")
         if star is not None:
-            names = [n.var for n in pattern.nodes if n.var is not None]
-            names += [r.var for r in pattern.rels if r.var is not None]
+            # Neo4j orders the columns of RETURN * alphabetically.
+            names = sorted(
+                {n.var for n in pattern.nodes if n.var is not None}
+                | {r.var for r in pattern.rels if r.var is not None}
+            )
             if not names:
                 raise CypherSyntaxError(
                     "RETURN * needs at least one named variable in the pattern",
                     self.text,
                     star.start,
                 )
-            return [ReturnItem(Var(n, star.start, star.end), n) for n in dict.fromkeys(names)]
+            return [ReturnItem(Var(n, star.start, star.end), n) for n in names]
         items = [self.return_item()]
         while self.accept_punct(","):
             items.append(self.return_item())

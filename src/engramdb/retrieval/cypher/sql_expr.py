@@ -107,6 +107,7 @@ class ExprCompiler:
         self.tables: list[str] = []
         self.conditions: list[Fragment] = []
         self.aggregates_ok = False
+        self.joiner = ", "
 
     def error(self, message: str, offset: int) -> CypherSyntaxError:
         return CypherSyntaxError(message, self.q.text, offset)

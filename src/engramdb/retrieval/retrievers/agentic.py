@@ -236,7 +236,8 @@ class _Agent:
         if not hits:
             return [], 0
         graph = await store.neighbourhood([h.node_id for h in hits], depth=1, limit=300)
-        nodes = {n.id: n for n in graph.nodes if n.dataset_id in set(ids)}
+        allowed = set(ids)
+        nodes = {n.id: n for n in graph.nodes if n.dataset_id in allowed}
         lines: list[str] = []
         for edge in graph.edges:
             source, target = nodes.get(edge.source_id), nodes.get(edge.target_id)
