@@ -149,3 +149,24 @@ async def test_cypher_through_recall_is_read_only_and_scoped() -> None:
         await engramdb.recall("MATCH (n) DETACH DELETE n", "CYPHER", datasets=["a"])
     graph = await engramdb.get_graph(["a"])
     assert graph.node_named("Andreas") is not None  # nothing was deleted
+
+
+async def test_node_name_filters_chunk_results_by_node_set() -> None:
+    await engramdb.remember("Tigers hunt alone at dusk.", dataset_name="zoo", node_set=["cats"])
+    await engramdb.remember("Wolves hunt in packs at dusk.", dataset_name="zoo", node_set=["dogs"])
+    both = await engramdb.recall("hunt at dusk", datasets=["zoo"])
+    assert len(both) == 2
+    cats = await engramdb.recall("hunt at dusk", datasets=["zoo"], node_name=["cats"])
+    assert [r.text for r in cats] == ["Tigers hunt alone at dusk."]
+    lexical = await engramdb.recall("dusk", "CHUNKS_LEXICAL", node_name=["dogs"])
+    assert [r.text for r in lexical] == ["Wolves hunt in packs at dusk."]
+    none = await engramdb.recall(
+        "hunt", datasets=["zoo"], node_name=["cats", "dogs"], node_name_filter_operator="AND"
+    )
+    assert none == []
+
+
+async def test_malformed_response_model_is_rejected_before_anything_runs() -> None:
+    await engramdb.remember("A fact.")
+    with pytest.raises(engramdb.EngramValidationError, match="response_model"):
+        await engramdb.recall("q", "GRAPH_COMPLETION", response_model=dict)  # type: ignore[arg-type]

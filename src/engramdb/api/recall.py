@@ -37,6 +37,16 @@ from engramdb.validation import validate_top_k, validate_uuid
 
 __all__ = ["recall", "resolve_datasets"]
 
+#: Search types that honour node_name so far.
+_NODE_NAME_TYPES = frozenset(
+    {
+        SearchType.CHUNKS,
+        SearchType.CHUNKS_LEXICAL,
+        SearchType.SUMMARIES,
+        SearchType.CODING_RULES,
+    }
+)
+
 _PRECONDITION = (
     "Recall prerequisites not met: no database/default user found. "
     "Run remember() first to create the database and ingest data."
@@ -125,7 +135,7 @@ async def recall(
             "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
             "SearchType.GRAPH_COMPLETION, or drop those options"
         )
-    if node_name and search_type is not SearchType.CODING_RULES:
+    if node_name and search_type not in _NODE_NAME_TYPES:
         raise FeatureNotAvailableError(
             f"node_name filters are not available for {search_type.value} yet; recall without "
             "node_name"

@@ -8,6 +8,7 @@ importance_weight has no effect here). CHUNKS and SUMMARIES report the raw cosin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -23,11 +24,30 @@ from engramdb.storage.base import ScoredId, Store
 __all__ = [
     "ChunksRetriever",
     "LexicalChunksRetriever",
+    "NodeSetFilter",
     "SummariesRetriever",
     "search_chunks",
     "search_chunks_lexical",
     "search_summaries",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSetFilter:
+    """``node_name`` of recall(): keep nodes tagged (``remember(node_set=...)``) with any
+    (``OR``) or all (``AND``) of the names, or whose own name is one of them."""
+
+    names: tuple[str, ...]
+    operator: str = "OR"
+
+    def matches(self, node: Node) -> bool:
+        tags = set(node.properties.get("node_set") or [])
+        hits = [n in tags or n == node.name for n in self.names]
+        return all(hits) if self.operator == "AND" else any(hits)
+
+    def widen(self, top_k: int) -> int:
+        """Candidates to fetch so that filtering still leaves ``top_k`` in most cases."""
+        return min(max(top_k * 10, 100), 2000)
 
 
 async def search_chunks(
@@ -36,9 +56,10 @@ async def search_chunks(
     datasets: Sequence[Dataset],
     query: str,
     top_k: int,
+    node_filter: NodeSetFilter | None = None,
 ) -> list[ResponseGraphEntry]:
     """Nearest chunks by cosine distance, closest first."""
-    return await _vector(store, embedder, datasets, query, top_k, SearchType.CHUNKS)
+    return await _vector(store, embedder, datasets, query, top_k, SearchType.CHUNKS, node_filter)
 
 
 async def search_summaries(
@@ -47,9 +68,10 @@ async def search_summaries(
     datasets: Sequence[Dataset],
     query: str,
     top_k: int,
+    node_filter: NodeSetFilter | None = None,
 ) -> list[ResponseGraphEntry]:
     """Nearest chunk summaries by cosine distance, closest first."""
-    return await _vector(store, embedder, datasets, query, top_k, SearchType.SUMMARIES)
+    return await _vector(store, embedder, datasets, query, top_k, SearchType.SUMMARIES, node_filter)
 
 
 async def _vector(
@@ -59,6 +81,7 @@ async def _vector(
     query: str,
     top_k: int,
     search_type: SearchType,
+    node_filter: NodeSetFilter | None = None,
 ) -> list[ResponseGraphEntry]:
     searchable = [d for d in datasets if d.embedding_model is not None]
     if not searchable:
@@ -67,8 +90,10 @@ async def _vector(
         check_embedding(dataset, embedder)
     vector = (await embedder.embed([query]))[0]
     collection = CHUNK_COLLECTION if search_type is SearchType.CHUNKS else SUMMARY_COLLECTION
-    hits = await store.vector_search(collection, vector, [d.id for d in searchable], top_k)
-    return await _entries(store, datasets, hits, search_type, with_score=True)
+    fetch = top_k if node_filter is None else node_filter.widen(top_k)
+    hits = await store.vector_search(collection, vector, [d.id for d in searchable], fetch)
+    entries = await _entries(store, datasets, hits, search_type, True, node_filter)
+    return entries[:top_k]
 
 
 async def search_chunks_lexical(
@@ -76,12 +101,15 @@ async def search_chunks_lexical(
     datasets: Sequence[Dataset],
     query: str,
     top_k: int,
+    node_filter: NodeSetFilter | None = None,
 ) -> list[ResponseGraphEntry]:
     """Chunks ranked by BM25, best first."""
     if not datasets:
         return []
-    hits = await store.lexical_search(CHUNK_COLLECTION, query, [d.id for d in datasets], top_k)
-    return await _entries(store, datasets, hits, SearchType.CHUNKS_LEXICAL, with_score=False)
+    fetch = top_k if node_filter is None else node_filter.widen(top_k)
+    hits = await store.lexical_search(CHUNK_COLLECTION, query, [d.id for d in datasets], fetch)
+    entries = await _entries(store, datasets, hits, SearchType.CHUNKS_LEXICAL, False, node_filter)
+    return entries[:top_k]
 
 
 async def _entries(
@@ -89,10 +117,12 @@ async def _entries(
     datasets: Sequence[Dataset],
     hits: list[ScoredId],
     search_type: SearchType,
-    *,
     with_score: bool,
+    node_filter: NodeSetFilter | None = None,
 ) -> list[ResponseGraphEntry]:
     by_id = {n.id: n for n in await store.get_nodes([h.node_id for h in hits])}
+    if node_filter is not None:
+        by_id = {k: n for k, n in by_id.items() if node_filter.matches(n)}
     names: dict[UUID, str] = {d.id: d.name for d in datasets}
     entries = []
     for rank, hit in enumerate(hits):
@@ -148,7 +178,9 @@ class ChunksRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         return list(
-            await search_chunks(ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k)
+            await search_chunks(
+                ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+            )
         )
 
 
@@ -158,7 +190,11 @@ class LexicalChunksRetriever(Retriever):
     search_types = frozenset({SearchType.CHUNKS_LEXICAL})
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
-        return list(await search_chunks_lexical(ctx.store, ctx.datasets, opts.query, opts.top_k))
+        return list(
+            await search_chunks_lexical(
+                ctx.store, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+            )
+        )
 
 
 class SummariesRetriever(Retriever):
@@ -168,5 +204,13 @@ class SummariesRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         return list(
-            await search_summaries(ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k)
+            await search_summaries(
+                ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+            )
         )
+
+
+def _filter(opts: RecallOptions) -> NodeSetFilter | None:
+    if not opts.node_name:
+        return None
+    return NodeSetFilter(tuple(opts.node_name), opts.node_name_filter_operator)
