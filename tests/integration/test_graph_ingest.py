@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -123,9 +124,13 @@ async def test_summaries_search() -> None:
 _CHUNK = re.compile(r'<chunk id="(\d+)">\n(.*?)\n</chunk>', re.S)
 
 
-def _scripted_extraction(request: RecordedRequest) -> Reply:
+def _scripted_extraction(server: OpenAIServer) -> Callable[[RecordedRequest], Reply]:
     """A rule-based stand-in for a model: capitalised words become entities, the first two are
     related, the first sentence is the summary."""
+    return lambda request: Reply.json(server.chat_document(_extraction_answer(request)))
+
+
+def _extraction_answer(request: RecordedRequest) -> str:
     user = request.json["messages"][-1]["content"]
     items = []
     for chunk_id, text in _CHUNK.findall(user):
@@ -144,24 +149,7 @@ def _scripted_extraction(request: RecordedRequest) -> Reply:
                 "relations": relations,
             }
         )
-    return Reply.json(_chat(json.dumps({"chunks": items})))
-
-
-def _chat(content: str) -> dict[str, Any]:
-    return {
-        "id": "x",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "test-chat",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
-    }
+    return json.dumps({"chunks": items})
 
 
 def _use_llm(server: OpenAIServer) -> None:
@@ -176,7 +164,7 @@ async def test_llm_extraction_batches_chunks_and_reports_usage(
     openai_server: OpenAIServer,
 ) -> None:
     _use_llm(openai_server)
-    openai_server.set_default("chat/completions", _scripted_extraction)
+    openai_server.set_default("chat/completions", _scripted_extraction(openai_server))
     texts = [f"Paragraph {i} says Alpha{i} met Beta{i} in Gamma." for i in range(12)]
     result = await engramdb.remember(texts, dataset_name="llm", self_improvement=False)
     calls = len(openai_server.requests_to("chat/completions"))
@@ -195,7 +183,8 @@ async def test_garbled_llm_answer_falls_back_to_offline_and_is_counted(
     openai_server: OpenAIServer,
 ) -> None:
     _use_llm(openai_server)
-    openai_server.set_default("chat/completions", lambda r: Reply.json(_chat("not json {")))
+    garbled = Reply.json(openai_server.chat_document("not json {"))
+    openai_server.set_default("chat/completions", lambda r: garbled)
     result = await engramdb.remember(
         "Andreas was born in Venice, but later settled in Lisbon.", dataset_name="garbled"
     )
@@ -227,7 +216,9 @@ async def test_llm_failure_records_errored_run_and_writes_nothing(
     runs = await store.list_runs([dataset.id])
     assert runs[0].status is RunStatus.ERRORED and runs[0].error_class == error.__name__
 
-    openai_server.set_default("chat/completions", _scripted_extraction)  # the user fixed it
+    openai_server.set_default(
+        "chat/completions", _scripted_extraction(openai_server)
+    )  # the user fixed it
     result = await engramdb.remember("Grace Hopper served in the Navy.", dataset_name="broke")
     assert result.counts["documents"] == 1
 
