@@ -170,3 +170,44 @@ async def test_malformed_response_model_is_rejected_before_anything_runs() -> No
     await engramdb.remember("A fact.")
     with pytest.raises(engramdb.EngramValidationError, match="response_model"):
         await engramdb.recall("q", "GRAPH_COMPLETION", response_model=dict)  # type: ignore[arg-type]
+
+
+async def test_graph_completion_only_context_needs_no_llm() -> None:
+    await engramdb.remember(
+        "Andreas was born in Venice, but later settled in Lisbon.", dataset_name="demo"
+    )
+    results = await engramdb.recall(
+        "In which cities did Andreas live?",
+        engramdb.SearchType.GRAPH_COMPLETION,
+        datasets=["demo"],
+        only_context=True,
+    )
+    assert len(results) == 1
+    prompt = results[0]
+    assert prompt.kind == "prompt" and prompt.system_prompt
+    assert "Question: In which cities did Andreas live?" in prompt.text
+    assert "Venice" in prompt.text and "Lisbon" in prompt.text
+    with pytest.raises(engramdb.LLMNotConfiguredError, match="LLM_API_KEY"):
+        await engramdb.recall("Where?", "GRAPH_COMPLETION", datasets=["demo"])
+
+
+async def test_completion_types_answer_through_the_llm_with_references(
+    openai_server: OpenAIServer,
+) -> None:
+    await engramdb.remember(
+        "Andreas was born in Venice, but later settled in Lisbon.", dataset_name="demo"
+    )
+    _use_llm(openai_server)
+    openai_server.chat_text = "Venice and Lisbon."
+    for search_type in ("GRAPH_COMPLETION", "RAG_COMPLETION"):
+        results = await engramdb.recall(
+            "In which cities did Andreas live?",
+            search_type,
+            datasets=["demo"],
+            include_references=True,
+        )
+        assert results[0].text.startswith("Venice and Lisbon.")
+        assert "Evidence:" in results[0].text
+        assert results[0].metadata["evidence"], search_type
+    sent = openai_server.requests_to("chat/completions")[-1].json["messages"]
+    assert "Andreas was born in Venice" in sent[-1]["content"]

@@ -44,6 +44,13 @@ _NODE_NAME_TYPES = frozenset(
         SearchType.CHUNKS_LEXICAL,
         SearchType.SUMMARIES,
         SearchType.CODING_RULES,
+        SearchType.RAG_COMPLETION,
+        SearchType.GRAPH_COMPLETION,
+        SearchType.GRAPH_COMPLETION_COT,
+        SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION,
+        SearchType.GRAPH_COMPLETION_DECOMPOSITION,
+        SearchType.GRAPH_SUMMARY_COMPLETION,
+        SearchType.TRIPLET_COMPLETION,
     }
 )
 

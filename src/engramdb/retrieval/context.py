@@ -180,6 +180,8 @@ def _normalise(text: str) -> str:
 def _within_budget(passages: Sequence[Passage], budget: int) -> list[str]:
     blocks: list[str] = []
     used = 0
+    if budget <= 0:
+        return blocks
     for passage in passages:
         text = passage.text.strip()
         if not text:
@@ -187,7 +189,7 @@ def _within_budget(passages: Sequence[Passage], budget: int) -> list[str]:
         if used + len(text) > budget:
             if blocks:
                 break
-            text = _clip(text, max(budget, 1))
+            text = _clip(text, budget)
         blocks.append(_passage_block(passage.chunk, text))
         used += len(text)
     return blocks

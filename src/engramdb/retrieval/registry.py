@@ -12,12 +12,23 @@ from engramdb.retrieval.base import Retriever
 __all__ = ["retriever_for"]
 
 _CHUNKS = "engramdb.retrieval.retrievers.chunks"
+_GRAPH = "engramdb.retrieval.retrievers.graph_completion"
 
 #: search type → (module, class). A type missing here is not implemented yet.
 _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.CHUNKS: (_CHUNKS, "ChunksRetriever"),
     SearchType.CHUNKS_LEXICAL: (_CHUNKS, "LexicalChunksRetriever"),
     SearchType.SUMMARIES: (_CHUNKS, "SummariesRetriever"),
+    SearchType.RAG_COMPLETION: ("engramdb.retrieval.retrievers.rag", "RagCompletionRetriever"),
+    SearchType.GRAPH_COMPLETION: (_GRAPH, "GraphCompletionRetriever"),
+    SearchType.GRAPH_COMPLETION_COT: (_GRAPH, "GraphCompletionCotRetriever"),
+    SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION: (
+        _GRAPH,
+        "GraphCompletionContextExtensionRetriever",
+    ),
+    SearchType.GRAPH_COMPLETION_DECOMPOSITION: (_GRAPH, "GraphCompletionDecompositionRetriever"),
+    SearchType.GRAPH_SUMMARY_COMPLETION: (_GRAPH, "GraphSummaryCompletionRetriever"),
+    SearchType.TRIPLET_COMPLETION: (_GRAPH, "TripletCompletionRetriever"),
     SearchType.CYPHER: ("engramdb.retrieval.retrievers.cypher", "CypherRetriever"),
     SearchType.CODING_RULES: ("engramdb.retrieval.retrievers.coding_rules", "CodingRulesRetriever"),
     SearchType.SKILLS: ("engramdb.retrieval.retrievers.skills", "SkillsRetriever"),

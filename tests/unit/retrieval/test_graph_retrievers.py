@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
-import numpy as np
 import pytest
 from pydantic import BaseModel
 
@@ -162,6 +162,26 @@ async def test_context_holds_facts_descriptions_and_passages() -> None:
     assert "Passages:" not in bare.raw["context"] and "Entities:" not in bare.raw["context"]
 
 
+async def test_passage_budget_caps_the_passages() -> None:
+    await remember_seed()
+    ctx = await make_ctx()
+    retriever = GRAPH_RETRIEVERS[SearchType.GRAPH_COMPLETION]
+
+    async def context(budget: object) -> str:
+        config = {"passage_char_budget": budget}
+        opts = options(SEED_QUERY, SearchType.GRAPH_COMPLETION, only_context=True)
+        opts = dataclasses.replace(opts, retriever_specific_config=config)
+        (item,) = await ask(retriever, ctx, opts)
+        return str(item.raw["context"])
+
+    assert "Passages:" not in await context(0)
+    short = await context(30)
+    passages = short.split("Passages:\n", 1)[1]
+    assert passages.count("[chunk ") == 1 and passages.endswith("…")
+    with pytest.raises(engramdb.EngramValidationError, match="passage_char_budget"):
+        await context("lots")
+
+
 @pytest.mark.parametrize("search_type", GRAPH_TYPES)
 async def test_an_answer_without_an_llm_is_a_clear_error(search_type: SearchType) -> None:
     await remember_seed()
@@ -285,6 +305,28 @@ async def test_entities_without_relations_come_with_their_passage() -> None:
     assert _facts(item)[0][1:] == ("contains", "Zanzibar")
     assert "—contains→ Zanzibar" in item.raw["context"]
     assert "Passages:" in item.raw["context"]
+
+
+async def test_node_name_keeps_only_tagged_facts() -> None:
+    await engramdb.remember(
+        "Ada Lovelace wrote notes in London.", dataset_name="tags", node_set=["history"]
+    )
+    await engramdb.remember("Andreas was born in Venice.", dataset_name="tags")
+    ctx = await make_ctx()
+    for search_type in (SearchType.GRAPH_COMPLETION, SearchType.TRIPLET_COMPLETION):
+        everything = await ask(
+            GRAPH_RETRIEVERS[search_type],
+            ctx,
+            options("Who was where?", search_type, only_context=True),
+        )
+        assert {"Ada Lovelace", "Andreas"} <= {s for s, _, _ in _facts(everything[0])}
+        (tagged,) = await ask(
+            GRAPH_RETRIEVERS[search_type],
+            ctx,
+            options("Who was where?", search_type, only_context=True, node_name=["history"]),
+        )
+        assert {s for s, _, _ in _facts(tagged)} == {"Ada Lovelace"}
+        assert "Venice" not in tagged.text
 
 
 async def test_wide_search_top_k_bounds_candidates_and_reads_stay_small() -> None:
@@ -475,4 +517,3 @@ def test_every_graph_type_has_a_retriever() -> None:
     }
     for search_type, retriever in GRAPH_RETRIEVERS.items():
         assert search_type in retriever.search_types
-    assert np.isfinite(NODES_PER_SEED)

@@ -79,6 +79,21 @@ async def test_duplicates_are_dropped_without_renumbering() -> None:
     assert item.raw["context"].count(text) == 1
 
 
+async def test_node_name_keeps_only_tagged_chunks() -> None:
+    await engramdb.remember(
+        "Ada Lovelace wrote notes in London.", dataset_name="tags", node_set=["history"]
+    )
+    await engramdb.remember("Ada Lovelace was born in Venice.", dataset_name="tags")
+    ctx = await make_ctx()
+    (item,) = await ask(
+        RagCompletionRetriever(),
+        ctx,
+        options("Ada Lovelace", RAG, only_context=True, node_name=["history"]),
+    )
+    assert [c["rank"] for c in item.raw["chunks"]] == [0]
+    assert "London" in item.text and "Venice" not in item.text
+
+
 async def test_an_answer_without_an_llm_is_a_clear_error() -> None:
     await remember_seed()
     ctx = await make_ctx()

@@ -6,10 +6,16 @@ collections (``wide_search_top_k`` candidates each, default 100). The hits are p
 
 1. three vector searches (concurrently);
 2. one ``get_nodes`` for the summary hits, to learn which chunk each one summarizes;
-3. two ``neighbourhood(depth=1)`` walks (concurrently): one around the chunk hits (the entities
-   a chunk contains and the relations among them), one around the entity hits (their relations
-   and the chunks that contain them). Each walk is capped at :data:`NODES_PER_SEED` nodes per
-   seed, so a hub entity cannot pull in an unbounded part of the graph.
+3. one ``neighbourhood(depth=1)`` walk around the best chunk hits (``max(20, 2 * top_k)`` of
+   them, by the better of chunk and summary distance): the entities each chunk contains and the
+   relations among them;
+4. one walk around the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
+   their relations and the chunks that contain them. Skipped when every one was reached.
+
+Every walk is capped at :data:`NODES_PER_SEED` nodes per seed, so a hub entity named in
+thousands of chunks cannot pull in an unbounded part of the graph. Every hit of the wide pool,
+walked or not, lends its distance to whatever element of a projected triplet it matches: the
+pool sets the distances, the best seeds set the candidates.
 
 **Distance of a triplet.** Each of its three elements gets a distance: an endpoint its own
 vector-hit distance; the edge the distance of the chunk that asserts it (``properties["chunk_id"]``,
@@ -33,6 +39,7 @@ structural node types (Document, Summary, EntityType) never appear in a triplet.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -45,15 +52,19 @@ from engramdb.models.records import Edge, Node, NodeType
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.ranking import ScoreBreakdown, graph_score, rank_by_distance
+from engramdb.retrieval.retrievers.chunks import NodeSetFilter
 from engramdb.storage.base import Subgraph
 
 __all__ = [
     "DEFAULT_TRIPLET_DISTANCE_PENALTY",
     "DEFAULT_WIDE_SEARCH_TOP_K",
+    "ENTITY_SEEDS",
+    "MIN_PROJECTED_SEEDS",
     "NODES_PER_SEED",
     "GraphView",
     "Triplet",
     "TripletSearch",
+    "as_uuid",
     "is_fact_node",
 ]
 
@@ -61,6 +72,10 @@ DEFAULT_WIDE_SEARCH_TOP_K = 100
 DEFAULT_TRIPLET_DISTANCE_PENALTY = 3.5
 #: Neighbourhood budget per seed node; bounds what one query may read from a dense graph.
 NODES_PER_SEED = 40
+#: The best chunk hits whose neighbourhood is walked: ``max(this, 2 * top_k)`` of them.
+MIN_PROJECTED_SEEDS = 20
+#: The best entity hits walked when the chunk walk did not reach them.
+ENTITY_SEEDS = 10
 
 Vector = npt.NDArray[np.float32]
 
@@ -128,12 +143,16 @@ class TripletSearch:
         penalty: float = DEFAULT_TRIPLET_DISTANCE_PENALTY,
         use_importance: bool = True,
         feedback_influence: float = 0.0,
+        projected: int = MIN_PROJECTED_SEEDS,
+        node_filter: NodeSetFilter | None = None,
     ) -> None:
         self.ctx = ctx
         self.wide_top_k = max(1, wide_top_k)
+        self.projected = max(1, projected)
         self.penalty = penalty
         self.use_importance = use_importance
         self.feedback_influence = feedback_influence
+        self.node_filter = node_filter
         self._allowed = {d.id for d in ctx.datasets}
 
     @classmethod
@@ -149,6 +168,12 @@ class TripletSearch:
             ),
             use_importance=opts.search_type is not SearchType.TRIPLET_COMPLETION,
             feedback_influence=opts.feedback_influence,
+            projected=max(MIN_PROJECTED_SEEDS, 2 * opts.top_k),
+            node_filter=(
+                NodeSetFilter(tuple(opts.node_name), opts.node_name_filter_operator)
+                if opts.node_name
+                else None
+            ),
         )
 
     @property
@@ -170,41 +195,53 @@ class TripletSearch:
         datasets = self.searchable
         if not datasets:
             return view
-        store, k = self.ctx.store, self.wide_top_k
+        store, k, node_filter = self.ctx.store, self.wide_top_k, self.node_filter
+        if node_filter is not None:
+            k = node_filter.widen(k)
         entity_hits, summary_hits, chunk_hits = await asyncio.gather(
             store.vector_search(ENTITY_COLLECTION, vector, datasets, k),
             store.vector_search(SUMMARY_COLLECTION, vector, datasets, k),
             store.vector_search(CHUNK_COLLECTION, vector, datasets, k),
         )
+        if node_filter is not None:  # node_name: only tagged nodes are candidates
+            tagged = await store.get_nodes([h.node_id for h in [*entity_hits, *chunk_hits]])
+            keep = {n.id for n in tagged if node_filter.matches(n)}
+            entity_hits = [h for h in entity_hits if h.node_id in keep][: self.wide_top_k]
+            chunk_hits = [h for h in chunk_hits if h.node_id in keep][: self.wide_top_k]
         for hit in [*entity_hits, *chunk_hits]:
             _keep_best(view.distance, hit.node_id, hit.score)
         view.entity_hits = [h.node_id for h in entity_hits]
         summary_distance = {h.node_id: h.score for h in summary_hits}
         for summary in await store.get_nodes(list(summary_distance)):
-            chunk_id = _as_uuid(summary.properties.get("chunk_id"))
-            if chunk_id is not None and summary.dataset_id in self._allowed:
+            chunk_id = as_uuid(summary.properties.get("chunk_id"))
+            if chunk_id is None or summary.dataset_id not in self._allowed:
+                continue
+            if node_filter is None or node_filter.matches(summary):
                 _keep_best(view.distance, chunk_id, summary_distance[summary.id])
                 view.nodes[summary.id] = summary
         entity_ids = set(view.entity_hits)
-        chunk_seeds = [i for i in view.distance if i not in entity_ids]
-        await self._expand(view, [chunk_seeds, view.entity_hits])
+        chunks = [i for i in view.distance if i not in entity_ids]
+        chunks = rank_by_distance(chunks, key=view.distance.get)[: self.projected]
+        await self._walk(view, chunks)
+        # Entity hits the chunk walk did not reach: their facts live in chunks that were not
+        # hits, so they are walked separately (the best few only).
+        unreached = [e for e in view.entity_hits if e not in view.nodes][:ENTITY_SEEDS]
+        await self._walk(view, unreached)
         return view
 
     async def extend(self, view: GraphView, entity_ids: list[UUID]) -> None:
         """Load the one-hop neighbourhood of ``entity_ids`` not loaded yet (context extension)."""
-        await self._expand(view, [[i for i in entity_ids if i not in view.expanded]])
+        await self._walk(view, [i for i in entity_ids if i not in view.expanded])
 
-    async def _expand(self, view: GraphView, seed_groups: list[list[UUID]]) -> None:
-        groups = [g for g in seed_groups if g]
-        subgraphs = await asyncio.gather(
-            *(
-                self.ctx.store.neighbourhood(g, depth=1, limit=NODES_PER_SEED * len(g))
-                for g in groups
-            )
-        )
-        for group, sub in zip(groups, subgraphs, strict=True):
-            view.merge(sub, self._allowed)
-            view.expanded.update(group)
+    async def _walk(self, view: GraphView, seeds: list[UUID]) -> None:
+        """One ``neighbourhood(depth=1)`` call around ``seeds``, capped at
+        :data:`NODES_PER_SEED` nodes per seed (a chunk's fan-out is small: its document,
+        summary and entities; a hub entity's is not, and the cap bounds it)."""
+        if not seeds:
+            return
+        sub = await self.ctx.store.neighbourhood(seeds, depth=1, limit=NODES_PER_SEED * len(seeds))
+        view.merge(sub, self._allowed)
+        view.expanded.update(seeds)
 
     def triplets(self, view: GraphView, top_k: int | None = None) -> list[Triplet]:
         """Ranked triplets of ``view``: relation facts first, then (when fewer than ``top_k``)
@@ -216,25 +253,36 @@ class TripletSearch:
             if edge.relation == "contains":
                 contains.setdefault(edge.target_id, []).append(edge.source_id)
                 contains_edge[edge.source_id, edge.target_id] = edge
+        unmatched: list[tuple[Node, Edge, Node, tuple[UUID, ...]]] = []
+        hit = view.distance
         for edge in view.edges.values():
             source, target = view.nodes.get(edge.source_id), view.nodes.get(edge.target_id)
             if source is None or target is None or edge.relation in _STRUCTURAL_RELATIONS:
                 continue
-            if not (is_fact_node(source) and is_fact_node(target)):
+            if not (self._fact(source) and self._fact(target)):
                 continue
             chunk_ids = _asserting_chunks(edge, contains)
-            relations.append(self._triplet(view, source, edge, target, chunk_ids))
+            if source.id in hit or target.id in hit or any(c in hit for c in chunk_ids):
+                relations.append(self._triplet(view, source, edge, target, chunk_ids))
+            else:
+                unmatched.append((source, edge, target, chunk_ids))
         ranked = rank_by_distance(relations, key=lambda t: t.score)
+        # A triplet without any hit scores at least penalty * (1 - feedback_influence) (every
+        # importance factor is >= 1): building those is skipped when they cannot rank in.
+        floor = self.penalty * (1.0 - (self.feedback_influence if self.use_importance else 0.0))
+        if unmatched and (top_k is None or len(ranked) < top_k or ranked[top_k - 1].score > floor):
+            relations += [self._triplet(view, *u) for u in unmatched]
+            ranked = rank_by_distance(relations, key=lambda t: t.score)
         if top_k is not None and len(ranked) >= top_k:
             return ranked[:top_k]
         covered = {n for t in ranked for n in (t.source.id, t.target.id)}
         fallback = []
         for entity_id in view.entity_hits:
             entity = view.nodes.get(entity_id)
-            if entity is None or entity_id in covered or not is_fact_node(entity):
+            if entity is None or entity_id in covered or not self._fact(entity):
                 continue
             chunks = [view.nodes[c] for c in contains.get(entity_id, []) if c in view.nodes]
-            chunks = [c for c in chunks if not c.properties.get("internal")]
+            chunks = [c for c in chunks if not c.properties.get("internal") and self._tagged(c)]
             if not chunks:
                 continue
             best = rank_by_distance(chunks, key=lambda c: view.distance.get(c.id))[0]
@@ -242,6 +290,13 @@ class TripletSearch:
             fallback.append(self._triplet(view, best, edge, entity, (best.id,)))
         ranked += rank_by_distance(fallback, key=lambda t: t.score)
         return ranked if top_k is None else ranked[:top_k]
+
+    def _tagged(self, node: Node) -> bool:
+        return self.node_filter is None or self.node_filter.matches(node)
+
+    def _fact(self, node: Node) -> bool:
+        """A node a triplet may name: a fact node passing the ``node_name`` filter."""
+        return is_fact_node(node) and self._tagged(node)
 
     def _triplet(
         self,
@@ -295,16 +350,14 @@ def _similarity_only(distance: float, weight: float, feedback: float) -> ScoreBr
     )
 
 
-def _mean(*values: float) -> float:
-    """Arithmetic mean, exactly the common value when all are equal (0.7, not 0.69999...)."""
-    if all(v == values[0] for v in values):
-        return values[0]
-    return sum(values) / len(values)
+def _mean(a: float, b: float, c: float) -> float:
+    """Mean of three, exactly the common value when all are equal (0.7, not 0.69999...)."""
+    return a if a == b == c else (a + b + c) / 3.0
 
 
 def _asserting_chunks(edge: Edge, contains: dict[UUID, list[UUID]]) -> tuple[UUID, ...]:
     """The chunk the extractor recorded on the edge, else every chunk naming both endpoints."""
-    recorded = _as_uuid(edge.properties.get("chunk_id"))
+    recorded = _cached_uuid(edge.properties.get("chunk_id"))
     if recorded is not None:
         return (recorded,)
     both = set(contains.get(edge.target_id, []))
@@ -316,7 +369,18 @@ def _keep_best(distances: dict[UUID, float], node_id: UUID, distance: float) -> 
         distances[node_id] = float(distance)
 
 
-def _as_uuid(value: object) -> UUID | None:
+def _cached_uuid(value: object) -> UUID | None:
+    """:func:`as_uuid` memoised for strings: thousands of edges cite the same few chunks."""
+    return _parse_uuid(value) if isinstance(value, str) else as_uuid(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_uuid(value: str) -> UUID | None:
+    return as_uuid(value)
+
+
+def as_uuid(value: object) -> UUID | None:
+    """``value`` as a UUID (stored properties hold ids as strings), or None."""
     if isinstance(value, UUID):
         return value
     if isinstance(value, str):

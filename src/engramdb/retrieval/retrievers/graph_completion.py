@@ -46,7 +46,13 @@ from engramdb.retrieval.context import (
     graph_context,
     supporting_chunk_ids,
 )
-from engramdb.retrieval.retrievers.graph import GraphView, Triplet, TripletSearch, is_fact_node
+from engramdb.retrieval.retrievers.graph import (
+    GraphView,
+    Triplet,
+    TripletSearch,
+    as_uuid,
+    is_fact_node,
+)
 
 __all__ = [
     "GRAPH_RETRIEVERS",
@@ -148,16 +154,13 @@ class GraphCompletionRetriever(Retriever):
             passages = await _summaries(search, view, sources)
         elif self.passages:
             passages = [Passage(chunk=c, text=c.text) for c in sources]
-        budget = opts.retriever_specific_config.get(
-            "passage_char_budget", DEFAULT_PASSAGE_CHAR_BUDGET
-        )
         return graph_context(
             triplets,
             passages,
             sources=sources,
             descriptions=self.descriptions,
             passage_heading="Summaries" if self.summaries else "Passages",
-            passage_budget=int(budget),
+            passage_budget=_passage_budget(opts),
             evidence_in_metadata=self.evidence_in_metadata,
             verbose=opts.verbose,
             preamble=preamble,
@@ -296,14 +299,26 @@ async def _summaries(search: TripletSearch, view: GraphView, chunks: list[Node])
     """
     by_chunk: dict[UUID, Node] = {}
     for node in view.nodes.values():
-        if node.type == NodeType.SUMMARY and "chunk_id" in node.properties:
-            by_chunk.setdefault(UUID(str(node.properties["chunk_id"])), node)
+        chunk_id = as_uuid(node.properties.get("chunk_id"))
+        if node.type == NodeType.SUMMARY and chunk_id is not None:
+            by_chunk.setdefault(chunk_id, node)
     wanted = {stable_id("summary", c.id): c.id for c in chunks if c.id not in by_chunk}
     for node in await search.ctx.store.get_nodes(list(wanted)) if wanted else []:
         by_chunk[wanted[node.id]] = node
     return [
         Passage(chunk=c, text=by_chunk[c.id].text if c.id in by_chunk else c.text) for c in chunks
     ]
+
+
+def _passage_budget(opts: RecallOptions) -> int:
+    """``retriever_specific_config["passage_char_budget"]``: characters of passage text."""
+    value = opts.retriever_specific_config.get("passage_char_budget", DEFAULT_PASSAGE_CHAR_BUDGET)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise EngramValidationError(
+            f"retriever_specific_config['passage_char_budget'] must be a non-negative integer "
+            f"(characters of passage text), got {value!r}"
+        )
+    return value
 
 
 async def _structured(

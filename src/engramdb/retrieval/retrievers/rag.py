@@ -5,6 +5,8 @@ Ranked by vector similarity alone (R-RANK-3: importance_weight has no effect her
 distance in ``score`` and a snippet for the Evidence block; ``rank`` is its position in the
 search results, and a duplicate (the same chunk, or the same text stored twice, e.g. one file
 ingested into two datasets) is dropped without renumbering, so ranks can skip as the seed says.
+``node_name`` keeps only chunks tagged with the node sets (candidates widened first, as CHUNKS
+does).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, complete
 from engramdb.retrieval.context import Passage, passage_context
+from engramdb.retrieval.retrievers.chunks import NodeSetFilter
 
 __all__ = ["RagCompletionRetriever"]
 
@@ -35,11 +38,20 @@ class RagCompletionRetriever(Retriever):
             return BuiltContext(text="", evidence_in_metadata=True)
         for dataset in searchable:
             check_embedding(dataset, ctx.embedder)
+        node_filter = (
+            NodeSetFilter(tuple(opts.node_name), opts.node_name_filter_operator)
+            if opts.node_name
+            else None
+        )
+        k = opts.top_k if node_filter is None else node_filter.widen(opts.top_k)
         vector = (await ctx.embedder.embed([opts.query]))[0]
         hits = await ctx.store.vector_search(
-            CHUNK_COLLECTION, vector, [d.id for d in searchable], opts.top_k
+            CHUNK_COLLECTION, vector, [d.id for d in searchable], k
         )
         nodes = {n.id: n for n in await ctx.store.get_nodes([h.node_id for h in hits])}
+        if node_filter is not None:  # node_name: rank among the tagged chunks only
+            hits = [h for h in hits if h.node_id in nodes and node_filter.matches(nodes[h.node_id])]
+            hits = hits[: opts.top_k]
         allowed = {d.id for d in searchable}
         passages: list[Passage] = []
         seen_text: set[str] = set()

@@ -144,8 +144,10 @@ def neighbourhood(
     by_id = {row[0]: row for row in node_rows}
     edge_rows = conn.execute(
         f"SELECT {EDGE_COLUMNS} FROM edges e "
+        # "+" keeps the planner on the source index: hubs (EntityType, Document) are edge
+        # targets, and walking their incoming edges by the target index scans thousands of rows.
         "WHERE e.source_id IN (SELECT value FROM json_each(?)) "
-        "AND e.target_id IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
+        "AND +e.target_id IN (SELECT value FROM json_each(?)) ORDER BY e.seq",
         (ids_json, ids_json),
     ).fetchall()
     return Subgraph(
