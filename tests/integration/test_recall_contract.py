@@ -211,3 +211,19 @@ async def test_completion_types_answer_through_the_llm_with_references(
         assert results[0].metadata["evidence"], search_type
     sent = openai_server.requests_to("chat/completions")[-1].json["messages"]
     assert "Andreas was born in Venice" in sent[-1]["content"]
+
+
+async def test_ordinary_question_routes_to_hybrid_and_empty_lexical_retries(
+    openai_server: OpenAIServer,
+) -> None:
+    await engramdb.remember("The lighthouse keeper is called Ingrid.", dataset_name="coast")
+    _use_llm(openai_server)
+    openai_server.chat_text = "Ingrid."
+    results = await engramdb.recall("Who keeps the lighthouse?", datasets=["coast"])
+    assert results[0].search_type == "HYBRID_COMPLETION" and results[0].text == "Ingrid."
+    # a routed (quoted) lexical search that finds nothing is retried once as hybrid ...
+    retried = await engramdb.recall('"submarine periscope"', datasets=["coast"])
+    assert retried[0].search_type == "HYBRID_COMPLETION"
+    # ... but a pinned type never is
+    pinned = await engramdb.recall('"submarine periscope"', "CHUNKS_LEXICAL", datasets=["coast"])
+    assert pinned == []

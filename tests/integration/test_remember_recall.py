@@ -141,10 +141,12 @@ async def test_recall_rejects_unknown_keyword_and_scope() -> None:
         await engramdb.recall("x", scope="everything")
 
 
-async def test_unbuilt_search_type_names_itself() -> None:
+@pytest.mark.parametrize("search_type", ["GRAPH_COMPLETION", "RAG_COMPLETION", "HYBRID_COMPLETION"])
+async def test_completion_without_an_llm_says_how_to_configure_one(search_type: str) -> None:
     await _remember_facts()
-    with pytest.raises(NotImplementedError, match="GRAPH_COMPLETION"):
-        await engramdb.recall("x", engramdb.SearchType.GRAPH_COMPLETION)
+    with pytest.raises(engramdb.LLMNotConfiguredError, match=search_type) as info:
+        await engramdb.recall("Where does Alice live?", search_type)
+    assert "LLM_API_KEY" in str(info.value) and "only_context=True" in str(info.value)
 
 
 @pytest.mark.parametrize(

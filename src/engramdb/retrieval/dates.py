@@ -11,7 +11,8 @@ from the time the question asks about?* Both sides are reduced to closed day int
   becomes a :class:`TimeWindow`: the closed range of days a matching date may touch, open on
   one side for before/after/since/until.
 
-A date matches a window when the two overlap; it *contradicts* it when they do not. Only
+A date matches a window when the two overlap (:func:`judge` also knows that a document can
+look back at earlier times but not ahead). Only
 absolute dates are understood — "last week" or "yesterday" need a reference time that a stored
 passage does not carry, so they are ignored rather than guessed.
 
@@ -34,11 +35,12 @@ __all__ = [
     "Granularity",
     "TimeConstraint",
     "TimeWindow",
+    "Verdict",
     "dates_from_metadata",
     "find_dates",
+    "judge",
     "parse_date",
     "parse_time_constraint",
-    "window_matches",
 ]
 
 Granularity = Literal["year", "month", "day"]
@@ -325,10 +327,10 @@ def dates_from_metadata(metadata: Mapping[str, Any] | None) -> list[DateInterval
 # --- the question's constraint ----------------------------------------------------------------
 
 
-
 def _prefixed(prefix: str) -> str:
     """:data:`_DATE_FORMS` with every group renamed, so it can appear twice in one pattern."""
     return _DATE_FORMS.replace("(?P<", f"(?P<{prefix}").replace("(?P=", f"(?P={prefix}")
+
 
 _PREPOSITIONS: dict[str, Operator] = {
     "in": "in",
@@ -414,12 +416,31 @@ def _window(operator: Operator, named: DateInterval) -> TimeWindow:
     return TimeWindow(named.start, named.end)
 
 
-def window_matches(window: TimeWindow, dates: Iterable[DateInterval]) -> bool | None:
-    """True when any of ``dates`` falls in ``window``, False when there are dates and none
-    does (the passage contradicts the question), None when there are no dates to judge by."""
-    seen = False
-    for interval in dates:
-        seen = True
-        if window.contains(interval):
-            return True
-    return False if seen else None
+Verdict = Literal["match", "possible", "contradicts"]
+
+
+def judge(
+    window: TimeWindow,
+    stated: Iterable[DateInterval] = (),
+    written: Iterable[DateInterval] = (),
+) -> Verdict:
+    """Whether a passage can be about the time ``window`` covers.
+
+    ``stated`` are dates the passage itself writes ("In March 2019 we moved"): they say when
+    its events happened. ``written`` are the dates its document was written or took effect
+    (``external_metadata``, a dated header): text looks back, so a document written *after*
+    the window may still describe it, while one written *before* the window starts cannot.
+
+    * ``"match"``: a stated or written date lies in the window;
+    * ``"contradicts"``: stated dates exist and none lies in the window, or (no stated dates)
+      every written date ends before the window starts;
+    * ``"possible"``: no date says either way (undated, or written after the window).
+    """
+    stated, written = list(stated), list(written)
+    if any(window.contains(d) for d in (*stated, *written)):
+        return "match"
+    if stated:
+        return "contradicts"
+    if written and all(window.lo is not None and d.end < window.lo for d in written):
+        return "contradicts"
+    return "possible"

@@ -29,6 +29,8 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.GRAPH_COMPLETION_DECOMPOSITION: (_GRAPH, "GraphCompletionDecompositionRetriever"),
     SearchType.GRAPH_SUMMARY_COMPLETION: (_GRAPH, "GraphSummaryCompletionRetriever"),
     SearchType.TRIPLET_COMPLETION: (_GRAPH, "TripletCompletionRetriever"),
+    SearchType.HYBRID_COMPLETION: ("engramdb.retrieval.retrievers.hybrid", "HybridRetriever"),
+    SearchType.TEMPORAL: ("engramdb.retrieval.retrievers.temporal", "TemporalRetriever"),
     SearchType.CYPHER: ("engramdb.retrieval.retrievers.cypher", "CypherRetriever"),
     SearchType.CODING_RULES: ("engramdb.retrieval.retrievers.coding_rules", "CodingRulesRetriever"),
     SearchType.SKILLS: ("engramdb.retrieval.retrievers.skills", "SkillsRetriever"),

@@ -1,38 +1,47 @@
 """HYBRID_COMPLETION: dense + BM25 chunk search fused with an entity/fact lane, at passage grain.
 
-Why this shape (measured on LoCoMo, see ``bench/locomo_hybrid.py``):
+Why this shape (measured on LoCoMo dev with ``bench/locomo_hybrid.py``):
 
 * **Two chunk lanes, fused by rank.** Dense search finds paraphrases, BM25 finds rare exact
   terms (names, numbers, product codes) that a small embedding model blurs. Their scores live
   on different scales (cosine distance vs. unbounded BM25), so they are fused with weighted
-  reciprocal-rank fusion, which needs no calibration and degrades gracefully when one lane
-  returns nothing.
-* **An entity/fact lane.** Vector hits on entity names and chunk summaries are projected onto
-  the chunks that contain / are summarised by them and join the fusion as a third lane; the
-  relations among the hit entities become ``Subject —relation→ Object`` fact lines. Entities
-  mentioned by many chunks (a conversation's speakers) say nothing about *which* chunk is
+  reciprocal-rank fusion (RRF), which needs no calibration and degrades gracefully when one
+  lane returns nothing (a dataset without vectors, a query without indexable words).
+* **An entity/fact lane.** Vector hits on entity names and on chunk summaries are projected
+  onto the chunks that contain / are summarised by them and join the fusion as two more lanes;
+  the relations of the hit entities become ``Subject —relation→ Object`` fact lines. An entity
+  mentioned by many chunks (a conversation's speakers) says nothing about *which* chunk is
   relevant, so only specific entities are projected.
 * **Passages, not chunks.** A 256-token chunk holds several paragraphs (in a chat transcript,
-  several turns), and usually only one answers the question. The best chunks are split into
-  paragraphs (long paragraphs into sentence groups) and each passage is scored against the
-  query: lexically (BM25 with the candidate pool's statistics), plus the fused score of its
-  chunk, plus a share of its neighbours' match (an answer often follows the turn that asked).
-  The context lists the best passages first, then the rest of the best chunks, so the first
-  words an LLM (or a word budget) reads are the most relevant ones.
-* **Importance weight.** The final score, higher is better, is multiplied by
-  :func:`engramdb.retrieval.ranking.hybrid_importance_factor` of the chunk's stored weight
-  (through :func:`~engramdb.retrieval.ranking.hybrid_score`, which also folds in feedback
-  weights when ``feedback_influence`` > 0), unless ``retriever_specific_config`` sets
-  ``use_importance_weight`` to False.
+  several turns) and usually only one of them answers the question. The best fused chunks are
+  split into paragraphs (long paragraphs into sentence groups) and every passage is scored
+  against the query: BM25 with light stemming and the candidate pool's statistics, plus the
+  fused score of its chunk (which carries the dense and entity evidence), plus a share of its
+  best neighbour's match (an answer often follows the turn that asked). The context lists the
+  best passages one by one, then the rest of the best chunks, so the first words an LLM (or a
+  word budget) reads are the most relevant ones, and nothing is repeated.
+* **Importance weight.** The passage score (higher is better) is multiplied by
+  :func:`engramdb.retrieval.ranking.hybrid_importance_factor` of its chunk's stored weight,
+  through :func:`~engramdb.retrieval.ranking.hybrid_score` (which also folds in feedback weights
+  when ``feedback_influence`` > 0), unless ``retriever_specific_config`` sets
+  ``use_importance_weight`` to False. At the default weight 0.5 the factor is exactly 1.0.
 
-Per-query work is bounded whatever the store size: four searches with fixed ``top_k``, one
-node read for at most ``expand_chunks`` chunks, and one bounded neighbourhood read per entity
-hit; passage scoring touches only the paragraphs of those chunks.
+Measured on LoCoMo dev (782 questions, ONNX MiniLM, strict per-passage reading @250/@750
+content words): whole fused chunks in fused order 0.73 / 0.88; passages of the
+best 16 chunks 0.81 / 0.90; 30 chunks 0.81 / 0.91; light stemming 0.83 / 0.92; function words
+kept out of the BM25 query 0.83 / 0.93. RRF k=60 instead of 10 cost 4 / 3 points; the entity
+lane adds 0.6 / 0.4; dense scoring of each passage would add 2 / 1 more but needs the passages
+embedded, which at query time costs far more than the latency budget (see the bench notes).
+
+Per-query work is bounded whatever the store size: one query embedding, four searches with a
+fixed ``top_k``, one bounded neighbourhood read per entity hit, one node read for at most
+``expand_chunks`` chunks; passage scoring touches only the paragraphs of those chunks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import re
 from collections import Counter
@@ -49,20 +58,29 @@ from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, EvidenceItem, complete
+from engramdb.retrieval.dates import DateInterval, dates_from_metadata
 from engramdb.retrieval.ranking import hybrid_score, rank_by_score
-from engramdb.storage.base import FloatArray, ScoredId
+from engramdb.storage.base import ScoredId
 
 __all__ = [
     "DEFAULT_HYBRID_CONFIG",
     "CandidatePool",
     "ContextItem",
+    "FactLine",
     "HybridConfig",
     "HybridRetriever",
+    "Passage",
     "build_hybrid_context",
+    "date_label",
+    "document_dates",
     "gather_candidates",
     "hybrid_context_items",
+    "make_passages",
+    "order_items",
     "render_context",
+    "score_passages",
     "split_passages",
+    "stem",
 ]
 
 #: Relations that shape the graph rather than state a fact; never rendered as fact lines.
@@ -71,8 +89,7 @@ _STRUCTURAL_RELATIONS = frozenset({"contains", "is_a", "is_part_of", "summarizes
 _WORD = re.compile(r"[^\W_]+")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 #: Function words: they match almost every passage, so they carry no evidence of relevance.
-_STOPWORDS = frozenset(
-    """
+_STOPWORD_LIST = """
     a an the and or but if then else of to in on at by for with from as into onto about over
     under after before up down out off again further once than so too very just also only own
     same such both each few more most other some any all no nor not
@@ -81,39 +98,52 @@ _STOPWORDS = frozenset(
     i me my mine myself we us our ours you your yours he him his she her hers it its they them
     their theirs this that these those there here what which who whom whose when where why how
     s t d m ll re ve don didn doesn isn wasn aren weren won wouldn couldn shouldn haven hasn
-    """.split()
-)
-
+"""
+_STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
 _VOWEL = re.compile(r"[aeiouy]")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English suffix stripper, so "researching", "researched" and "research" meet.
 
     Deliberately conservative (plural and -ing/-ed/-ly endings only, stems of at least three
     letters with a vowel): a wrong merge costs precision at the top of the context, which is
-    worth more than the odd missed inflection.
+    worth more than the odd missed inflection. Memoised (a pure function of one word): it
+    runs for every word of every candidate passage, and vocabularies repeat.
     """
     if len(word) <= 3 or not word.isalpha():
         return word
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("ly", ""),
-                         ("es", ""), ("s", "")):
-        if not word.endswith(suffix) or word.endswith(("ss", "us", "is")) and suffix == "s":
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("ed", ""),
+        ("ly", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if not word.endswith(suffix) or (suffix == "s" and word.endswith(("ss", "us", "is"))):
             continue
         base = word[: -len(suffix)] + repl
         if len(base) < 3 or not _VOWEL.search(base):
             continue
         if suffix == "es" and not base.endswith(("s", "x", "z", "ch", "sh")):
             base = word[:-1]  # "notes" -> "note", "boxes" -> "box"
-        if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        if (
+            suffix in ("ing", "ed")
+            and len(base) > 3
+            and base[-1] == base[-2]
+            and base[-1] not in "lsz"
+        ):
             base = base[:-1]  # "running" -> "run", but "falling" -> "fall"
         return _drop_e(base)
     return _drop_e(word)
 
 
 def _drop_e(word: str) -> str:
-    """"hike", "hiked" and "hiking" all end up as "hik"."""
+    """ "hike", "hiked" and "hiking" all end up as "hik"."""
     return word[:-1] if len(word) > 3 and word.endswith("e") and not word.endswith("ee") else word
 
 
@@ -124,9 +154,11 @@ def _terms(text: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class HybridConfig:
-    """Tuning of the hybrid retriever; the defaults are the measured best on LoCoMo dev."""
+    """Tuning of the hybrid retriever. The defaults are the best measured on LoCoMo dev; the
+    scores they reach were flat (±0.5 points) around them for every knob tried (see
+    bench/locomo_hybrid.py)."""
 
-    #: Chunks asked of the dense and the BM25 lane.
+    #: Chunks asked of the dense and of the BM25 lane.
     dense_k: int = 40
     lexical_k: int = 40
     #: Entity and summary vector hits asked of the entity lane.
@@ -140,24 +172,23 @@ class HybridConfig:
     entity_weight: float = 0.5
     #: An entity contained in more chunks than this is too generic to point at any of them.
     entity_max_chunks: int = 6
-    #: How many of the best fused chunks are split into passages and scored.
-    expand_chunks: int = 16
-    #: Passage score = lexical * passage_lexical + chunk prior * chunk_prior
-    #: + best neighbour's lexical * neighbour (all three on a 0..1 scale).
+    #: How many of the best fused chunks are split into passages (at least ``top_k``).
+    expand_chunks: int = 30
+    #: Passage relevance = lexical * passage_lexical + chunk prior * chunk_prior
+    #: + best neighbour's lexical * neighbour, each on a 0..1 scale.
     passage_lexical: float = 1.0
     chunk_prior: float = 0.6
     neighbour: float = 0.3
-    #: Passages of this many of the best chunks are embedded and scored densely too.
-    dense_passage_chunks: int = 0
-    passage_dense: float = 1.0
-    #: Passages longer than this (words) are split into groups of sentences.
-    max_passage_words: int = 80
-    #: After this many passages ranked one by one, the rest of the chunks follow whole.
-    ranked_passages: int = 20
+    #: Paragraphs longer than this (words) are split into groups of sentences.
+    max_passage_words: int = 150
+    #: This many passages are ranked one by one; the rest of their chunks follow whole.
+    ranked_passages: int = 40
     #: Fact lines appended after the passages.
     max_fact_lines: int = 5
     #: Upper bound of the rendered context, in whitespace-separated words.
     context_words: int = 2000
+    #: Prefix each passage with its document's date ("[8 May 2023] ..."). TEMPORAL turns it on.
+    date_labels: bool = False
     #: BM25 parameters of passage scoring.
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
@@ -168,7 +199,10 @@ DEFAULT_HYBRID_CONFIG = HybridConfig()
 
 @dataclass(frozen=True, slots=True)
 class ContextItem:
-    """One entry of a hybrid context, in final order: a passage of a chunk or a fact line."""
+    """One entry of a hybrid context, in final order: a passage of a chunk or a fact line.
+
+    ``score`` is the ranking score, higher is better (importance weight included).
+    """
 
     text: str
     chunk_id: str
@@ -178,6 +212,18 @@ class ContextItem:
     chunk_index: int | None = None
     document_name: str | None = None
     dataset_id: UUID | None = None
+    #: Human-readable date of the passage's document, when it has one ("8 May 2023").
+    date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactLine:
+    """A relation among hit entities, rendered ``Subject —relation→ Object``."""
+
+    text: str
+    score: float
+    #: The chunk the relation was extracted from ("" when unknown).
+    chunk_id: str
 
 
 @dataclass(slots=True)
@@ -186,10 +232,7 @@ class CandidatePool:
 
     #: Chunk nodes in fused order with their fused score (higher is better).
     chunks: list[tuple[Node, float]] = field(default_factory=list)
-    #: Rendered fact lines with their score and the chunk each came from.
-    facts: list[tuple[str, float, str]] = field(default_factory=list)
-    #: The query's embedding (None when no dataset holds vectors).
-    query_vector: FloatArray | None = None
+    facts: list[FactLine] = field(default_factory=list)
 
 
 # --- candidates -------------------------------------------------------------------------------
@@ -199,31 +242,24 @@ async def gather_candidates(
     ctx: RetrievalContext,
     query: str,
     config: HybridConfig = DEFAULT_HYBRID_CONFIG,
-    *,
-    lexical_query: str | None = None,
 ) -> CandidatePool:
-    """Run the lanes for ``query`` and fuse them into ranked chunks plus fact lines.
-
-    ``lexical_query`` replaces the text given to BM25 (TEMPORAL passes the question with its
-    date phrase intact while the dense lanes see the same text; callers may differ).
-    """
+    """Run the lanes for ``query`` within ``ctx.datasets`` and fuse them (weighted RRF) into
+    at most ``config.expand_chunks`` ranked chunks plus fact lines."""
     datasets = list(ctx.datasets)
     if not datasets:
         return CandidatePool()
-    dataset_ids = [d.id for d in datasets]
     store = ctx.store
     # BM25 needs no embedding: start it first so it overlaps the query embedding.
     lexical_task = asyncio.ensure_future(
         store.lexical_search(
-            CHUNK_COLLECTION, lexical_query or query, dataset_ids, config.lexical_k
+            CHUNK_COLLECTION, lexical_query(query), [d.id for d in datasets], config.lexical_k
         )
     )
     dense: list[ScoredId] = []
     summaries: list[ScoredId] = []
     entities: list[ScoredId] = []
-    searchable = _searchable(datasets, ctx)
-    vector: FloatArray | None = None
     try:
+        searchable = _searchable(datasets, ctx)
         if searchable:
             vector = (await ctx.embedder.embed([query]))[0]
             ids = [d.id for d in searchable]
@@ -243,10 +279,9 @@ async def gather_candidates(
 
     add_lane([h.node_id for h in dense], config.dense_weight)
     add_lane([h.node_id for h in lexical], config.lexical_weight)
-
-    summary_nodes = await store.get_nodes([h.node_id for h in summaries])
-    add_lane(_summary_chunks(summary_nodes), config.summary_weight)
-
+    if summaries:
+        summary_nodes = await store.get_nodes([h.node_id for h in summaries])
+        add_lane(_summary_chunks(summary_nodes), config.summary_weight)
     entity_chunks, facts = await _entity_lane(ctx, entities, query, config)
     add_lane(entity_chunks, config.entity_weight)
 
@@ -257,7 +292,15 @@ async def gather_candidates(
         for node_id, score in best
         if node_id in nodes and nodes[node_id].type == NodeType.CHUNK
     ]
-    return CandidatePool(chunks=chunks, facts=facts, query_vector=vector)
+    return CandidatePool(chunks=chunks, facts=facts)
+
+
+def lexical_query(query: str) -> str:
+    """The query without function words, for the full-text lane: they weigh ~0 in BM25 but
+    their long posting lists dominate its cost on a large store. Unchanged when nothing
+    else is left."""
+    words = [w for w in _WORD.findall(query) if w.lower() not in _STOPWORDS]
+    return " ".join(words) if words else query
 
 
 def _searchable(datasets: Sequence[Dataset], ctx: RetrievalContext) -> list[Dataset]:
@@ -283,20 +326,18 @@ def _summary_chunks(summaries: Sequence[Node]) -> list[UUID]:
 
 async def _entity_lane(
     ctx: RetrievalContext, hits: Sequence[ScoredId], query: str, config: HybridConfig
-) -> tuple[list[UUID], list[tuple[str, float, str]]]:
-    """Chunks that contain specific hit entities (in hit order) and the hit entities' facts."""
+) -> tuple[list[UUID], list[FactLine]]:
+    """Chunks containing specific hit entities (in hit order) and the hit entities' facts."""
     if not hits:
         return [], []
     similarity = {h.node_id: 1.0 - h.score for h in hits}
-    # One bounded walk per entity: its chunks (cut off past entity_max_chunks) and relations.
-    walks = [
-        await ctx.store.neighbourhood([h.node_id], depth=1, limit=config.entity_max_chunks + 24)
-        for h in hits
-    ]
+    # One bounded walk per entity: enough rows to see whether it is specific (at most
+    # entity_max_chunks chunks), plus its type and a few related entities.
+    limit = config.entity_max_chunks + 24
+    walks = [await ctx.store.neighbourhood([h.node_id], depth=1, limit=limit) for h in hits]
     chunks: list[UUID] = []
     names: dict[UUID, str] = {}
-    facts: dict[tuple[UUID, str, UUID], tuple[float, str]] = {}
-    query_terms = set(_terms(query))
+    found: dict[tuple[UUID, str, UUID], tuple[float, str]] = {}
     for hit, walk in zip(hits, walks, strict=True):
         for node in walk.nodes:
             if node.type == NodeType.ENTITY:
@@ -315,23 +356,56 @@ async def _entity_lane(
                 continue
             key = (edge.source_id, edge.relation, edge.target_id)
             score = similarity.get(edge.source_id, 0.0) + similarity.get(edge.target_id, 0.0)
-            source_chunk = str(edge.properties.get("chunk_id", ""))
-            facts[key] = (max(score, facts.get(key, (0.0, ""))[0]), source_chunk)
-    lines: list[tuple[str, float, str]] = []
-    for (source, relation, target), (score, chunk_id) in facts.items():
+            previous = found.get(key, (0.0, ""))[0]
+            found[key] = (max(score, previous), str(edge.properties.get("chunk_id", "")))
+    query_terms = set(_terms(query))
+    lines: list[FactLine] = []
+    for (source, relation, target), (score, chunk_id) in found.items():
         if source not in names or target not in names:
             continue
-        line = f"{names[source]} —{relation.replace('_', ' ')}→ {names[target]}"
-        overlap = len(query_terms & set(_terms(line)))
-        lines.append((line, score + 0.5 * overlap, chunk_id))
-    lines.sort(key=lambda item: -item[1])
+        text = f"{names[source]} —{relation.replace('_', ' ')}→ {names[target]}"
+        # Entity similarity ranks facts; words shared with the question break near-ties.
+        overlap = len(query_terms & set(_terms(text)))
+        lines.append(FactLine(text, score + 0.5 * overlap, chunk_id))
+    lines.sort(key=lambda f: -f.score)
     return chunks, lines[: config.max_fact_lines]
+
+
+async def document_dates(
+    ctx: RetrievalContext, chunks: Sequence[Node]
+) -> dict[str, list[DateInterval]]:
+    """The dates each chunk's document states in its ``external_metadata``, by data id (one
+    node read for all of them; documents without a date map to [])."""
+    data_ids: list[UUID] = []
+    for chunk in chunks:
+        raw = chunk.properties.get("data_id")
+        try:
+            data_ids.append(UUID(str(raw)))
+        except ValueError:
+            continue
+    docs = await ctx.store.get_nodes(list(dict.fromkeys(data_ids)))
+    out: dict[str, list[DateInterval]] = {}
+    for doc in docs:
+        metadata = doc.properties.get("external_metadata")
+        out[str(doc.id)] = dates_from_metadata(metadata if isinstance(metadata, dict) else None)
+    return out
+
+
+def date_label(interval: DateInterval) -> str:
+    """Compact human date: "8 May 2023", "May 2023" or "2019" (by granularity)."""
+    if interval.granularity == "day":
+        return f"{interval.start.day} {interval.start:%B %Y}"
+    if interval.granularity == "month" and interval.start.month == interval.end.month:
+        return f"{interval.start:%B %Y}"
+    if interval.granularity == "month":
+        return f"{interval.start:%B %Y} – {interval.end:%B %Y}"
+    return str(interval.start.year)
 
 
 # --- passages ---------------------------------------------------------------------------------
 
 
-def split_passages(text: str, max_words: int = 80) -> list[str]:
+def split_passages(text: str, max_words: int = 150) -> list[str]:
     """A chunk's text as passages: its paragraphs, and long paragraphs as groups of sentences
     of at most ``max_words`` words (a sentence longer than that stays whole)."""
     out: list[str] = []
@@ -358,19 +432,33 @@ def split_passages(text: str, max_words: int = 80) -> list[str]:
 
 
 @dataclass(slots=True)
-class _Passage:
+class Passage:
+    """A paragraph (or sentence group) of a candidate chunk, with its scores."""
+
     text: str
     chunk: Node
+    #: The chunk's position in the fused ranking and the passage's position in the chunk.
     chunk_rank: int
     position: int
     terms: Counter[str]
     lexical: float = 0.0
-    dense: float = 0.0
+    #: Final score, higher is better (importance weight included).
     score: float = 0.0
+    date: str | None = None
 
 
-def _bm25(passages: Sequence[_Passage], query_terms: Sequence[str], k1: float, b: float) -> None:
-    """BM25 of every passage against the query, with the pool's own statistics."""
+def make_passages(pool: CandidatePool, config: HybridConfig) -> list[Passage]:
+    """Every passage of the pool's chunks, in chunk order then text order (unscored)."""
+    passages: list[Passage] = []
+    for rank, (chunk, _) in enumerate(pool.chunks):
+        for position, text in enumerate(split_passages(chunk.text, config.max_passage_words)):
+            passages.append(Passage(text, chunk, rank, position, Counter(_terms(text))))
+    return passages
+
+
+def _bm25(passages: Sequence[Passage], query_terms: Sequence[str], k1: float, b: float) -> None:
+    """BM25 of every passage against the query, with the pool's own statistics (the store's
+    BM25 ranks whole chunks and does not expose term statistics)."""
     n = len(passages)
     if not n:
         return
@@ -388,46 +476,21 @@ def _bm25(passages: Sequence[_Passage], query_terms: Sequence[str], k1: float, b
         p.lexical = score
 
 
-def _make_passages(pool: CandidatePool, config: HybridConfig) -> list[_Passage]:
-    passages: list[_Passage] = []
-    for rank, (chunk, _) in enumerate(pool.chunks):
-        for position, text in enumerate(split_passages(chunk.text, config.max_passage_words)):
-            passages.append(_Passage(text, chunk, rank, position, Counter(_terms(text))))
-    return passages
-
-
-async def _dense_passages(
-    ctx: RetrievalContext,
+def score_passages(
+    passages: list[Passage],
     pool: CandidatePool,
-    passages: Sequence[_Passage],
+    query: str,
+    opts: RecallOptions,
     config: HybridConfig,
-    cache: dict[str, FloatArray] | None,
-) -> None:
-    if pool.query_vector is None or config.dense_passage_chunks <= 0:
-        return
-    chosen = [p for p in passages if p.chunk_rank < config.dense_passage_chunks]
-    cache = {} if cache is None else cache
-    missing = list(dict.fromkeys(p.text for p in chosen if p.text not in cache))
-    if missing:
-        vectors = await ctx.embedder.embed(missing)
-        for text, vec in zip(missing, vectors, strict=True):
-            cache[text] = vec
-    for p in chosen:
-        p.dense = max(0.0, float(cache[p.text] @ pool.query_vector))
-
-
-def _score_passages(
-    passages: list[_Passage], pool: CandidatePool, query: str, opts: RecallOptions,
-    config: HybridConfig
-) -> list[_Passage]:
-    """Every passage of the pool's chunks, scored (higher is better), best first."""
+) -> list[Passage]:
+    """Score ``passages`` (see the module docstring) and return them best first."""
     if not passages:
         return []
     _bm25(passages, _terms(query), config.bm25_k1, config.bm25_b)
     top_lexical = max(p.lexical for p in passages) or 1.0
     top_fused = max(score for _, score in pool.chunks) or 1.0
     prior = {chunk.id: score / top_fused for chunk, score in pool.chunks}
-    by_chunk: dict[UUID, list[_Passage]] = {}
+    by_chunk: dict[UUID, list[Passage]] = {}
     for p in passages:
         by_chunk.setdefault(p.chunk.id, []).append(p)
     for group in by_chunk.values():
@@ -435,16 +498,17 @@ def _score_passages(
             neighbours = [group[j].lexical for j in (i - 1, i + 1) if 0 <= j < len(group)]
             relevance = (
                 config.passage_lexical * p.lexical / top_lexical
-                + config.chunk_prior * prior[p.chunk.id]
-                + config.neighbour * (max(neighbours, default=0.0) / top_lexical)
-                + config.passage_dense * p.dense
+                + config.chunk_prior * prior.get(p.chunk.id, 0.0)
+                + config.neighbour * max(neighbours, default=0.0) / top_lexical
             )
-            p.score = _weighted(relevance, p.chunk, opts)
+            p.score = weighted_score(relevance, p.chunk, opts)
     return rank_by_score(passages, lambda p: p.score)
 
 
-def _weighted(relevance: float, node: Node, opts: RecallOptions) -> float:
-    """``relevance`` times the importance (and, when asked, feedback) factor of ``node``."""
+def weighted_score(relevance: float, node: Node, opts: RecallOptions) -> float:
+    """``relevance`` times the importance factor of ``node`` (1.0 at weight 0.5, or when
+    ``use_importance_weight`` is False) and, when ``feedback_influence`` > 0, its feedback
+    factor."""
     return hybrid_score(
         relevance,
         importance_weight=node.importance_weight,
@@ -454,7 +518,7 @@ def _weighted(relevance: float, node: Node, opts: RecallOptions) -> float:
     ).final
 
 
-def _item(text: str, chunk: Node, score: float) -> ContextItem:
+def _item(text: str, chunk: Node, score: float, date: str | None) -> ContextItem:
     props = chunk.properties
     index = props.get("chunk_index")
     data_id = props.get("data_id")
@@ -464,77 +528,101 @@ def _item(text: str, chunk: Node, score: float) -> ContextItem:
         chunk_id=str(chunk.id),
         score=score,
         data_id=str(data_id) if data_id is not None else None,
-        chunk_index=int(index) if isinstance(index, int) else None,
+        chunk_index=index if isinstance(index, int) else None,
         document_name=str(name) if name is not None else None,
         dataset_id=chunk.dataset_id,
+        date=date,
     )
 
 
 def order_items(
-    passages: Sequence[_Passage], pool: CandidatePool, config: HybridConfig
+    passages: Sequence[Passage],
+    chunk_order: Sequence[Node],
+    facts: Sequence[FactLine],
+    config: HybridConfig,
 ) -> list[ContextItem]:
     """The context in final order: the best ``ranked_passages`` passages one by one, then the
-    remaining passages chunk by chunk (fused order), deduplicated, then the fact lines; cut at
-    ``context_words`` words."""
+    remaining passages chunk by chunk (in ``chunk_order``), then the fact lines; identical
+    texts once only; cut before ``context_words`` words would be exceeded."""
     items: list[ContextItem] = []
-    seen_text: set[str] = set()
-    used: set[tuple[UUID, int]] = set()
+    seen: set[str] = set()
     words = 0
 
-    def push(text: str, chunk: Node, score: float) -> bool:
+    def push(item: ContextItem) -> bool:
         nonlocal words
-        key = " ".join(text.split()).casefold()
-        if key in seen_text:
+        key = " ".join(item.text.split()).casefold()
+        if key in seen:
             return True
-        n = len(text.split())
+        n = len(item.text.split())
         if words + n > config.context_words:
             return False
-        seen_text.add(key)
-        items.append(_item(text, chunk, score))
+        seen.add(key)
+        items.append(item)
         words += n
         return True
 
-    for p in passages[: config.ranked_passages]:
-        used.add((p.chunk.id, p.position))
-        if not push(p.text, p.chunk, p.score):
-            break
-    rest: dict[UUID, list[_Passage]] = {}
+    ranked = passages[: config.ranked_passages]
+    for p in ranked:
+        if not push(_item(p.text, p.chunk, p.score, p.date)):
+            return items
+    used = {(p.chunk.id, p.position) for p in ranked}
+    rest: dict[UUID, list[Passage]] = {}
     for p in passages:
         if (p.chunk.id, p.position) not in used:
             rest.setdefault(p.chunk.id, []).append(p)
-    for chunk, _ in pool.chunks:
-        group = sorted(rest.get(chunk.id, []), key=lambda p: p.position)
+    for chunk in chunk_order:
+        group = sorted(rest.pop(chunk.id, []), key=lambda p: p.position)
         if group:
             text = "\n".join(p.text for p in group)
-            if not push(text, chunk, max(p.score for p in group)):
-                break
-    for line, score, chunk_id in pool.facts:
-        n = len(line.split())
-        if words + n > config.context_words:
+            if not push(_item(text, chunk, max(p.score for p in group), group[0].date)):
+                return items
+    for fact in facts:
+        if not push(
+            ContextItem(text=fact.text, chunk_id=fact.chunk_id, score=fact.score, kind="fact")
+        ):
             break
-        items.append(ContextItem(text=line, chunk_id=chunk_id, score=score, kind="fact"))
-        words += n
     return items
+
+
+async def label_dates(ctx: RetrievalContext, passages: Sequence[Passage]) -> None:
+    """Set each passage's ``date`` label from its document's metadata date, if any."""
+    dates = await document_dates(ctx, list({p.chunk.id: p.chunk for p in passages}.values()))
+    for p in passages:
+        found = dates.get(str(p.chunk.properties.get("data_id")), [])
+        p.date = date_label(found[0]) if found else None
+
+
+def _with_top_k(config: HybridConfig, opts: RecallOptions) -> HybridConfig:
+    """``top_k`` deepens the pool: at least that many chunks are expanded into passages."""
+    if opts.top_k <= config.expand_chunks:
+        return config
+    return replace(
+        config,
+        expand_chunks=opts.top_k,
+        dense_k=max(config.dense_k, opts.top_k),
+        lexical_k=max(config.lexical_k, opts.top_k),
+    )
 
 
 async def hybrid_context_items(
     ctx: RetrievalContext,
     opts: RecallOptions,
     config: HybridConfig = DEFAULT_HYBRID_CONFIG,
-    cache: dict[str, FloatArray] | None = None,
 ) -> list[ContextItem]:
-    """The hybrid context for ``opts.query`` as items (text, chunk id, score) in final order,
-    without rendering or completion; the benchmark reads these."""
+    """The hybrid context for ``opts.query`` as items (text, chunk id, score, …) in final
+    order, without rendering or completion. The benchmark reads these."""
+    config = _with_top_k(config, opts)
     pool = await gather_candidates(ctx, opts.query, config)
-    passages = _make_passages(pool, config)
-    await _dense_passages(ctx, pool, passages, config, cache)
-    passages = _score_passages(passages, pool, opts.query, opts, config)
-    return order_items(passages, pool, config)
+    passages = score_passages(make_passages(pool, config), pool, opts.query, opts, config)
+    if config.date_labels:
+        await label_dates(ctx, passages)
+    return order_items(passages, [c for c, _ in pool.chunks], pool.facts, config)
 
 
 def render_context(items: Sequence[ContextItem]) -> str:
-    """Passages as paragraphs, then the fact lines under a ``Facts:`` heading."""
-    passages = [i.text for i in items if i.kind == "passage"]
+    """Passages as paragraphs (``[date] `` first when labelled), then the fact lines under a
+    ``Facts:`` heading."""
+    passages = [f"[{i.date}] {i.text}" if i.date else i.text for i in items if i.kind == "passage"]
     facts = [i.text for i in items if i.kind == "fact"]
     parts = ["\n\n".join(passages)] if passages else []
     if facts:
@@ -543,8 +631,10 @@ def render_context(items: Sequence[ContextItem]) -> str:
 
 
 def build_hybrid_context(items: Sequence[ContextItem]) -> BuiltContext:
-    """The completion context: rendered items and one segment evidence entry per chunk cited
-    (first appearance order), with no metadata evidence (the seed's Evidence table)."""
+    """The completion context: the rendered items, and one ``segment`` evidence entry per chunk
+    cited (in order of first appearance) for the ``Evidence:`` block. HYBRID_COMPLETION and
+    TEMPORAL keep ``metadata`` empty (recall.md's Evidence table), hence
+    ``evidence_in_metadata=False``."""
     evidence: list[EvidenceItem] = []
     seen: set[str] = set()
     for item in items:
@@ -568,12 +658,14 @@ def build_hybrid_context(items: Sequence[ContextItem]) -> BuiltContext:
         text=render_context(items),
         evidence=evidence,
         evidence_in_metadata=False,
-        raw={"chunk_ids": [e.chunk_id for e in evidence]},
+        raw={"chunk_ids": [e.artifact_id for e in evidence]},
     )
 
 
 class HybridRetriever(Retriever):
-    """HYBRID_COMPLETION: passages from fused dense + BM25 + entity lanes, then ``complete``."""
+    """HYBRID_COMPLETION: passages from fused dense + BM25 + entity lanes, answered by
+    :func:`~engramdb.retrieval.completion.complete` (only_context, references, structured
+    output and the no-LLM error are handled there)."""
 
     search_types = frozenset({SearchType.HYBRID_COMPLETION})
 
@@ -581,6 +673,5 @@ class HybridRetriever(Retriever):
         self.config = config
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
-        config = replace(self.config, ranked_passages=max(self.config.ranked_passages, 1))
-        items = await hybrid_context_items(ctx, opts, config)
+        items = await hybrid_context_items(ctx, opts, self.config)
         return list(await complete(ctx, opts, build_hybrid_context(items)))
