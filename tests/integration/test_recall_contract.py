@@ -227,3 +227,31 @@ async def test_ordinary_question_routes_to_hybrid_and_empty_lexical_retries(
     # ... but a pinned type never is
     pinned = await engramdb.recall('"submarine periscope"', "CHUNKS_LEXICAL", datasets=["coast"])
     assert pinned == []
+
+
+async def test_response_model_given_twice_must_be_the_same_class() -> None:
+    from pydantic import BaseModel
+
+    class Facts(BaseModel):
+        cities: list[str]
+
+    class Other(BaseModel):
+        name: str
+
+    await engramdb.remember("Andreas settled in Lisbon.")
+    with pytest.raises(engramdb.EngramValidationError, match="different") as info:
+        await engramdb.recall(
+            "q",
+            "GRAPH_COMPLETION",
+            response_model=Facts,
+            retriever_specific_config={"response_model": Other},
+        )
+    assert info.value.status_code == 422
+    same = await engramdb.recall(
+        "Lisbon",
+        "GRAPH_COMPLETION",
+        response_model=Facts,
+        retriever_specific_config={"response_model": Facts},
+        only_context=True,
+    )
+    assert same and same[0].kind == "prompt"
