@@ -255,3 +255,13 @@ async def test_response_model_given_twice_must_be_the_same_class() -> None:
         only_context=True,
     )
     assert same and same[0].kind == "prompt"
+
+
+async def test_verbose_reports_each_results_score_breakdown() -> None:
+    await engramdb.remember("Owls hunt at night.", importance_weight=0.9)
+    plain = await engramdb.recall("owls", "CHUNKS")
+    assert "score_breakdown" not in plain[0].raw
+    verbose = await engramdb.recall("owls", "CHUNKS", verbose=True)
+    breakdown = verbose[0].raw["score_breakdown"]
+    assert breakdown["base_distance"] == verbose[0].score == breakdown["final"]
+    assert breakdown["importance_weight"] == 0.9 and breakdown["importance_factor"] == 1.0

@@ -313,6 +313,24 @@ def _ascending_key(value: float | None) -> tuple[bool, float]:
     return (False, value)
 
 
+def similarity_only_score(
+    distance: float, *, importance_weight: float | None = None, feedback_weight: float | None = None
+) -> ScoreBreakdown:
+    """The breakdown of the similarity-only types (CHUNKS, SUMMARIES, RAG_COMPLETION,
+    TRIPLET_COMPLETION): stored weights are reported, every factor is exactly 1.0, and the final
+    score is the raw distance."""
+    return ScoreBreakdown(
+        base_distance=distance,
+        importance_weight=weight_or_default(importance_weight),
+        importance_factor=1.0,
+        feedback_weight=weight_or_default(feedback_weight),
+        feedback_factor=1.0,
+        personal_weight=NEUTRAL_WEIGHT,
+        personal_factor=1.0,
+        final=distance,
+    )
+
+
 def rank_by_distance(items: Iterable[T], key: Callable[[T], float | None]) -> list[T]:
     """Items sorted by ``key`` ascending (lower distance first).
 

@@ -19,6 +19,7 @@ from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
+from engramdb.retrieval.ranking import similarity_only_score
 from engramdb.storage.base import ScoredId, Store
 
 __all__ = [
@@ -177,11 +178,10 @@ class ChunksRetriever(Retriever):
     search_types = frozenset({SearchType.CHUNKS})
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
-        return list(
-            await search_chunks(
-                ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
-            )
+        found = await search_chunks(
+            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
         )
+        return list(_with_breakdown(found) if opts.verbose else found)
 
 
 class LexicalChunksRetriever(Retriever):
@@ -203,11 +203,22 @@ class SummariesRetriever(Retriever):
     search_types = frozenset({SearchType.SUMMARIES})
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
-        return list(
-            await search_summaries(
-                ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
-            )
+        found = await search_summaries(
+            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
         )
+        return list(_with_breakdown(found) if opts.verbose else found)
+
+
+def _with_breakdown(entries: list[ResponseGraphEntry]) -> list[ResponseGraphEntry]:
+    """verbose=True: each result's score breakdown (similarity alone: every factor 1.0)."""
+    out = []
+    for entry in entries:
+        breakdown = similarity_only_score(
+            entry.score or 0.0, importance_weight=entry.raw.get("importance_weight")
+        )
+        raw = {**entry.raw, "score_breakdown": breakdown.as_dict()}
+        out.append(entry.model_copy(update={"raw": raw}))
+    return out
 
 
 def _filter(opts: RecallOptions) -> NodeSetFilter | None:

@@ -51,7 +51,12 @@ from engramdb.ingest.graph_builder import CHUNK_COLLECTION, ENTITY_COLLECTION, S
 from engramdb.models.records import Edge, Node, NodeType
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
-from engramdb.retrieval.ranking import ScoreBreakdown, graph_score, rank_by_distance
+from engramdb.retrieval.ranking import (
+    ScoreBreakdown,
+    graph_score,
+    rank_by_distance,
+    similarity_only_score,
+)
 from engramdb.retrieval.retrievers.chunks import NodeSetFilter
 from engramdb.storage.base import Subgraph
 
@@ -323,7 +328,9 @@ class TripletSearch:
                 feedback_influence=self.feedback_influence,
             )
         else:
-            breakdown = _similarity_only(distance, weight, feedback)
+            breakdown = similarity_only_score(
+                distance, importance_weight=weight, feedback_weight=feedback
+            )
         return Triplet(source, edge, target, distance, distances, breakdown, chunk_ids)
 
     async def chunk_nodes(self, view: GraphView, chunk_ids: list[UUID]) -> dict[UUID, Node]:
@@ -334,20 +341,6 @@ class TripletSearch:
                 if node.dataset_id in self._allowed:
                     view.nodes[node.id] = node
         return {c: view.nodes[c] for c in chunk_ids if c in view.nodes}
-
-
-def _similarity_only(distance: float, weight: float, feedback: float) -> ScoreBreakdown:
-    """TRIPLET_COMPLETION's breakdown: the stored weights are reported, every factor is 1.0."""
-    return ScoreBreakdown(
-        base_distance=distance,
-        importance_weight=weight,
-        importance_factor=1.0,
-        feedback_weight=feedback,
-        feedback_factor=1.0,
-        personal_weight=0.5,
-        personal_factor=1.0,
-        final=distance,
-    )
 
 
 def _mean(a: float, b: float, c: float) -> float:
