@@ -156,18 +156,57 @@ def neighbourhood(
     )
 
 
-def fts_query(text: str) -> str | None:
-    """A safe FTS5 MATCH expression for arbitrary text, or None when it has no words.
+def query_tokens(text: str) -> list[str]:
+    """The distinct lower-cased words of a query, stopwords dropped when others remain.
 
-    Stopwords are dropped when the query has other words: they match nearly every row, so
-    BM25 would score the whole table (~80 ms at 100k chunks) while weighting them ~0 anyway.
+    Stopwords match nearly every row, so BM25 would score the whole table (~80 ms at 100k
+    chunks) while weighting them ~0 anyway.
     """
     tokens = list(dict.fromkeys(token.lower() for token in _WORD.findall(text)))
     tokens = [t for t in tokens if t.strip("_")]
-    tokens = ([t for t in tokens if t not in _STOPWORDS] or tokens)[:_MAX_QUERY_TOKENS]
+    return ([t for t in tokens if t not in _STOPWORDS] or tokens)[:_MAX_QUERY_TOKENS]
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 MATCH expression for arbitrary text, or None when it has no words."""
+    return _or_expression(query_tokens(text))
+
+
+def _or_expression(tokens: Sequence[str]) -> str | None:
     if not tokens:
         return None
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+#: Rows BM25 may score per query before the most common query words are left out.
+_POSTINGS_BUDGET = 20_000
+
+
+def prune_common_terms(
+    conn: sqlite3.Connection, tokens: list[str], budget: int = _POSTINGS_BUDGET
+) -> list[str]:
+    """Keep the rarest query words whose postings fit ``budget`` (always at least one word). A word found in tens of thousands of chunks has an IDF near zero, so leaving it
+    out barely moves the ranking but spares scoring every row it matches; small stores are never
+    pruned."""
+    if len(tokens) < 2:
+        return tokens
+    found = dict(
+        conn.execute(
+            "SELECT term, doc FROM lexical_vocab WHERE term IN (SELECT value FROM json_each(?))",
+            (to_json(tokens),),
+        ).fetchall()
+    )
+    frequency = {t: int(found.get(t, 0)) for t in tokens}
+    if sum(frequency.values()) <= budget:
+        return tokens
+    kept: list[str] = []
+    total = 0
+    for token in sorted(tokens, key=lambda t: frequency[t]):
+        if kept and total + frequency[token] > budget:
+            break
+        kept.append(token)
+        total += frequency[token]
+    return kept
 
 
 def lexical_search(
@@ -177,8 +216,10 @@ def lexical_search(
     dataset_ids: Sequence[UUID],
     top_k: int,
 ) -> list[ScoredId]:
-    expression = fts_query(query)
-    if expression is None or not dataset_ids or top_k <= 0:
+    if not dataset_ids or top_k <= 0:
+        return []
+    expression = _or_expression(prune_common_terms(conn, query_tokens(query)))
+    if expression is None:
         return []
     rows = conn.execute(
         """SELECT d.node_id, bm25(lexical_fts) AS rank

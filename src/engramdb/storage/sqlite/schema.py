@@ -179,7 +179,13 @@ _V2_CACHE = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE)
+_V3_VOCAB = Migration(
+    3,
+    "full-text vocabulary view (document frequencies for query pruning)",
+    ("CREATE VIRTUAL TABLE lexical_vocab USING fts5vocab(lexical_fts, 'row')",),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE, _V3_VOCAB)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
