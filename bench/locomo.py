@@ -1,9 +1,11 @@
-"""LoCoMo evidence recall: engramdb CHUNKS / CHUNKS_LEXICAL against two BM25 baselines.
+"""LoCoMo evidence recall: engramdb CHUNKS / CHUNKS_LEXICAL and context-only completion types
+against two BM25 baselines.
 
 Run from the repository root::
 
     .venv/bin/python bench/locomo.py                    # ONNX embedder, all 5 conversations
     .venv/bin/python bench/locomo.py --embedder fake --limit-conversations 1
+    .venv/bin/python bench/locomo.py --types CHUNKS_LEXICAL,HYBRID_COMPLETION
     .venv/bin/python bench/locomo.py --json bench/results/locomo.json
 
 The data (LoCoMo, CC BY-NC 4.0) is read from ``--data``, else ``$ENGRAMDB_BENCH_DATA``, else
@@ -14,6 +16,12 @@ turn) in a dataset per conversation. Every question of category != 5 is asked ag
 conversation's dataset. **Evidence recall** is the share of questions for which ONE retrieved
 item, read in rank order within a budget of W words of retrieved text, holds >= 80 % of the
 content words of at least one of the question's evidence turns. See bench/README.md.
+
+The completion types (RAG_COMPLETION, HYBRID_COMPLETION, GRAPH_COMPLETION, TRIPLET_COMPLETION)
+are asked with ``only_context=True`` (no LLM is configured): the result is one item, the
+prompt text the LLM would have received, scored with the same metric within the budget plus
+:data:`TEMPLATE_WORDS` words for the prompt template, as the reference's context-only figures
+were measured (/work/shared/REFERENCE-FIGURES.md; ``bench/locomo_hybrid.py`` does the same).
 """
 
 from __future__ import annotations
@@ -52,6 +60,24 @@ BUDGETS = (250, 750)
 UNITS = ("content", "whitespace")
 #: Share of an evidence turn's content words one retrieved item must hold.
 COVERAGE = 0.8
+#: Extra words a context-only prompt gets for its template (REFERENCE-FIGURES.md).
+TEMPLATE_WORDS = 60
+
+#: engramdb search types the script can ask; the completion types only with only_context=True.
+ITEM_TYPES = ("CHUNKS", "CHUNKS_LEXICAL")
+CONTEXT_TYPES = ("RAG_COMPLETION", "HYBRID_COMPLETION", "GRAPH_COMPLETION", "TRIPLET_COMPLETION")
+ALL_TYPES = (*ITEM_TYPES, *CONTEXT_TYPES)
+#: Short labels for the per-category table.
+SHORT = {
+    "bm25_turns": "turns",
+    "bm25_sessions": "sess",
+    "CHUNKS": "dense",
+    "CHUNKS_LEXICAL": "lex",
+    "RAG_COMPLETION": "rag",
+    "HYBRID_COMPLETION": "hybrid",
+    "GRAPH_COMPLETION": "graph",
+    "TRIPLET_COMPLETION": "triplet",
+}
 
 #: Published figures of the reference system (cognee 1.6.5) on the same split, measured with
 #: the same metric: /work/shared/REFERENCE-FIGURES.md. (@250, @750, recall p50 ms or None.)
@@ -60,6 +86,8 @@ REFERENCE: dict[str, tuple[float, float, float | None]] = {
     "bm25_sessions": (0.526, 0.817, None),
     "CHUNKS": (0.531, 0.712, 157.0),
     "CHUNKS_LEXICAL": (0.720, 0.838, 147.0),
+    "HYBRID_COMPLETION": (0.393, 0.716, 223.0),  # context only, +60 words
+    "GRAPH_COMPLETION": (0.425, 0.616, 395.0),  # context only, +60 words
 }
 
 # --------------------------------------------------------------------------------------------
@@ -316,13 +344,16 @@ class SystemResult:
     latencies: list[float] = field(default_factory=list)
     returned: list[int] = field(default_factory=list)
     error: str | None = None
+    #: Words added to every budget (TEMPLATE_WORDS for only_context prompts, else 0).
+    extra_words: int = 0
 
     def record(self, question: Question, items: Sequence[str]) -> None:
         self.categories.append(question.category)
         self.returned.append(len(items))
         for unit in UNITS:
             for words in BUDGETS:
-                hit = evidence_hit(items, question.evidence, words, Budget(unit))
+                budget = words + self.extra_words
+                hit = evidence_hit(items, question.evidence, budget, Budget(unit))
                 self.hits[unit, words].append(hit)
 
     def recall_at(self, words: int, unit: str, category: int | None = None) -> float:
@@ -355,6 +386,7 @@ class SystemResult:
             "mean_items_returned": (
                 sum(self.returned) / len(self.returned) if self.returned else math.nan
             ),
+            "extra_words": self.extra_words,
         }
         if self.latencies:
             out["latency"] = latency_summary(self.latencies)
@@ -408,17 +440,23 @@ async def run_engramdb(
     embedder: str,
     fake_dimensions: int,
     top_k: int,
+    types: Sequence[str] = ALL_TYPES,
     progress: Callable[[str], None],
 ) -> tuple[IngestFigures, list[SystemResult], float]:
     import engramdb
     from engramdb import SearchType
 
     ingest = IngestFigures()
+    names = {
+        "CHUNKS": f"engramdb CHUNKS ({embedder})",
+        "CHUNKS_LEXICAL": "engramdb CHUNKS_LEXICAL",
+        **{t: f"engramdb {t}, context only ({embedder})" for t in CONTEXT_TYPES},
+    }
     systems = [
-        SystemResult(f"engramdb CHUNKS ({embedder})", "CHUNKS"),
-        SystemResult("engramdb CHUNKS_LEXICAL", "CHUNKS_LEXICAL"),
+        SystemResult(names[t], t, extra_words=TEMPLATE_WORDS if t in CONTEXT_TYPES else 0)
+        for t in ALL_TYPES
+        if t in types
     ]
-    search_types = {"CHUNKS": SearchType.CHUNKS, "CHUNKS_LEXICAL": SearchType.CHUNKS_LEXICAL}
     async with isolated_engramdb(embedder, fake_dimensions=fake_dimensions, prefix="locomo-"):
         started = time.perf_counter()
         for conv in conversations:
@@ -443,20 +481,36 @@ async def run_engramdb(
         ingest.seconds = time.perf_counter() - started
 
         for system in systems:
-            search_type = search_types[system.key]
+            search_type = SearchType(system.key)
+            # only_context: the completion types return the prompt instead of asking an LLM.
+            only_context = system.key in CONTEXT_TYPES
             first = conversations[0]
-            # One untimed call per type loads what a first call loads (model, indexes).
-            await engramdb.recall(
-                first.questions[0].text, search_type, datasets=[first.dataset], top_k=top_k
-            )
-            for conv in conversations:
-                for q in conv.questions:
-                    t0 = time.perf_counter()
-                    hits = await engramdb.recall(
-                        q.text, search_type, datasets=[conv.dataset], top_k=top_k
-                    )
-                    system.latencies.append(time.perf_counter() - t0)
-                    system.record(q, [str(getattr(h, "text", "")) for h in hits])
+            try:
+                # One untimed call per type loads what a first call loads (model, indexes).
+                await engramdb.recall(
+                    first.questions[0].text,
+                    search_type,
+                    datasets=[first.dataset],
+                    top_k=top_k,
+                    only_context=only_context,
+                )
+                for conv in conversations:
+                    for q in conv.questions:
+                        t0 = time.perf_counter()
+                        hits = await engramdb.recall(
+                            q.text,
+                            search_type,
+                            datasets=[conv.dataset],
+                            top_k=top_k,
+                            only_context=only_context,
+                        )
+                        system.latencies.append(time.perf_counter() - t0)
+                        texts = [str(getattr(h, "text", "")) for h in hits]
+                        # The prompt is results[0].text; anything after it is not the context.
+                        system.record(q, texts[:1] if only_context else texts)
+            except Exception:
+                system.error = traceback.format_exc()
+                print(f"\n{system.key} FAILED:\n{system.error}", file=sys.stderr)
             progress(f"asked {len(system.categories)} questions with {system.key}")
         t0 = time.perf_counter()
     forget_seconds = time.perf_counter() - t0
@@ -480,6 +534,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default="content",
         help="what a 'word' of the budget is (default: content-word tokens, see README)",
     )
+    parser.add_argument(
+        "--types",
+        default=",".join(ALL_TYPES),
+        help=f"engramdb search types, comma-separated (default: all: {','.join(ALL_TYPES)}); "
+        f"{', '.join(CONTEXT_TYPES)} are asked with only_context=True",
+    )
     parser.add_argument("--baselines-only", action="store_true", help="skip engramdb")
     parser.add_argument("--cores", type=int, default=2, help="pin to N cores (0 = all)")
     parser.add_argument("--json", dest="json_path", metavar="OUT.json")
@@ -488,6 +548,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    types = [t.strip().upper() for t in args.types.split(",") if t.strip()]
+    unknown = [t for t in types if t not in ALL_TYPES]
+    if unknown:
+        sys.exit(f"unknown --types {unknown}; choose from {', '.join(ALL_TYPES)}")
     cores = pin_cores(args.cores)
     path = resolve_data_path(args.data)
     budget = Budget(args.budget_unit)
@@ -526,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     embedder=args.embedder,
                     fake_dimensions=args.fake_dimensions,
                     top_k=args.top_k,
+                    types=types,
                     progress=progress,
                 )
             )
@@ -544,9 +609,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ref = REFERENCE.get(s.key) if full_split else None
         if s.key == "CHUNKS" and args.embedder != "onnx":
             ref = None  # the reference's dense figures are for all-MiniLM-L6-v2
+        if s.error:
+            failure = failure or f"{s.key} failed:\n{s.error}"
         rows.append(
             [
-                s.name,
+                s.name + (" (FAILED)" if s.error else ""),
                 s.recall_at(BUDGETS[0], unit),
                 s.recall_at(BUDGETS[1], unit),
                 ref[0] if ref else None,
@@ -579,7 +646,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows,
         )
     )
-    print("(ref = reference system, cognee 1.6.5, REFERENCE-FIGURES.md; full split only)")
+    print(
+        "(ref = reference system, cognee 1.6.5, REFERENCE-FIGURES.md; full split only. "
+        f"'context only' rows: recall(only_context=True) for lack of an LLM, scored on "
+        f"results[0].text, the prompt, within the budget + {TEMPLATE_WORDS} template words; "
+        "p50/p95 = latency of the whole recall call)"
+    )
 
     cats = sorted({q.category for c in conversations for q in c.questions})
     cat_rows = []
@@ -589,15 +661,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for s in systems:
             row += [s.recall_at(w, unit, cat) for w in BUDGETS]
         cat_rows.append(row)
-    short = {
-        "bm25_turns": "turns",
-        "bm25_sessions": "sess",
-        "CHUNKS": "dense",
-        "CHUNKS_LEXICAL": "lex",
-    }
     headers = ["by category", "n"]
     for s in systems:
-        headers += [f"{short[s.key]}@250", f"{short[s.key]}@750"]
+        headers += [f"{SHORT[s.key]}@250", f"{SHORT[s.key]}@750"]
     print()
     print(format_table(headers, cat_rows))
 
@@ -658,6 +724,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "top_k": args.top_k,
             "budget_unit": budget.unit,
             "budgets": list(BUDGETS),
+            "types": types,
+            "template_words": TEMPLATE_WORDS,
             "load": dataclasses.asdict(stats),
             "systems": [s.summary(budget.unit) for s in systems],
             "ingest": ingest.summary() if ingest else None,

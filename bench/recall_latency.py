@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python bench/recall_latency.py
     .venv/bin/python bench/recall_latency.py --sizes 10000 --queries 100
+    .venv/bin/python bench/recall_latency.py --graph     # synthetic entities, relations, summaries
 
 Embedding 100k chunks with the ONNX model would take hours, so the store is filled directly:
 ``store.write_document`` with documents of 100 Chunk nodes each (the shape the ingestion
@@ -18,7 +19,15 @@ vocabulary.
 Measured on a warm store (the engine is reopened after populating, a few warm-up queries run
 first, and the first "cold" query is reported separately): p50/p95 of the full
 ``engramdb.recall`` call, and separately of the query embedding, ``store.vector_search`` and
-``store.lexical_search`` alone.
+``store.lexical_search`` alone. HYBRID_COMPLETION and GRAPH_COMPLETION are timed with
+``only_context=True`` (no LLM is configured: the call returns the prompt it would send).
+
+By default the synthetic store holds **chunks only** — no entities, relations or summaries — so
+the graph types find no graph to walk there. ``--graph`` builds every document with
+``engramdb.ingest.graph_builder.plan_document`` instead, from synthetic
+``ChunkExtraction`` items (4 entities drawn from a Zipf distribution, so a few are hubs shared by
+many chunks, 3 relations between them and a one-sentence summary per chunk), with random
+vectors for chunks, summaries and new entities.
 """
 
 from __future__ import annotations
@@ -56,6 +65,10 @@ from _common import (
 )
 
 DATASET = "latency"
+ENTITIES_PER_CHUNK = 4
+RELATIONS_PER_CHUNK = 3
+_ENTITY_TYPES = ("PERSON", "PLACE", "CONCEPT")
+_RELATIONS = ("knows", "visited", "works_for", "likes", "mentions", "lives_in", "owns")
 MODEL, DIM = "all-MiniLM-L6-v2", 384
 CHUNKS_PER_DOC = 100
 TARGET_CHUNKS_P50_MS = 30.0
@@ -185,6 +198,67 @@ def build_write(dataset_id: UUID, doc_index: int, texts: list[str], vectors: np.
     )
 
 
+async def build_graph_write(
+    dataset: Any, doc_index: int, texts: list[str], rng: np.random.Generator, gen: TextGenerator
+) -> Any:
+    """A DocumentWrite made by ``plan_document`` from synthetic extractions: the same nodes,
+    edges, summaries and entity sharing the pipeline writes, with random vectors."""
+    from engramdb.engine import get_engine
+    from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
+    from engramdb.ingest.graph_builder import (
+        PreparedDocument,
+        entity_id,
+        entity_type_id,
+        plan_document,
+    )
+    from engramdb.ingest.types import ChunkDraft, LoadedDocument
+    from engramdb.models.records import stable_id
+    from engramdb.storage.base import DocumentWrite, VectorRow
+
+    body = "\n\n".join(texts)
+    content_hash = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    name = f"bench_doc_{doc_index:06d}"
+    doc = LoadedDocument(name, body, "text/plain", content_hash, len(body.encode("utf-8")))
+    chunks, extractions, offset = [], [], 0
+    for index, text in enumerate(texts):
+        chunks.append(ChunkDraft(text, index, len(text.split()), 0.5, offset, offset + len(text)))
+        offset += len(text) + 2
+        names = list(dict.fromkeys(w.title() for w in gen.content(ENTITIES_PER_CHUNK)))
+        entities = [ExtractedEntity(n, _ENTITY_TYPES[len(n) % 3]) for n in names]
+        relations = [
+            ExtractedRelation(names[i], str(rng.choice(_RELATIONS)), names[i + 1])
+            for i in range(min(RELATIONS_PER_CHUNK, len(names) - 1))
+        ]
+        summary = text.split(".")[0] + "."
+        extractions.append(ChunkExtraction(entities, relations, summary, "synthetic"))
+    prepared = PreparedDocument(
+        doc, stable_id("data", dataset.id, content_hash), chunks, extractions
+    )
+    ids = {
+        key
+        for ex in extractions
+        for e in ex.entities
+        for key in (entity_id(dataset.id, e.name, e.type), entity_type_id(dataset.id, e.type))
+    }
+    existing = {n.id: n for n in await get_engine().store.get_nodes(sorted(ids, key=str))}
+    plan = plan_document(
+        dataset,
+        prepared,
+        importance_weight=0.5,
+        external_metadata={},
+        node_set=[],
+        existing=existing,
+    )
+    vectors = rng.standard_normal((len(plan.to_embed), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows = [
+        VectorRow(node_id, coll, vectors[i]) for i, (node_id, coll, _) in enumerate(plan.to_embed)
+    ]
+    return DocumentWrite(
+        data=plan.data, nodes=plan.nodes, edges=plan.edges, vectors=rows, lexical=plan.lexical
+    )
+
+
 @dataclass(slots=True)
 class SizeFigures:
     chunks: int
@@ -193,6 +267,10 @@ class SizeFigures:
     rss_mb: float = 0.0
     timings: dict[str, list[float]] = field(default_factory=dict)
     hits: dict[str, float] = field(default_factory=dict)
+    #: Mean words of the only_context prompt, per context-only operation.
+    prompt_words: dict[str, float] = field(default_factory=dict)
+    #: Node counts by type after populating (entities, summaries, ...).
+    node_counts: dict[str, int] = field(default_factory=dict)
 
 
 OPERATIONS = (
@@ -201,6 +279,13 @@ OPERATIONS = (
     ("  store.vector_search alone", "vector_search"),
     ("recall CHUNKS_LEXICAL", "recall_lexical"),
     ("  store.lexical_search alone", "lexical_search"),
+    ("recall HYBRID_COMPLETION, only_context", "recall_hybrid"),
+    ("recall GRAPH_COMPLETION, only_context", "recall_graph"),
+)
+#: Context-only operations: (timing key, search type).
+CONTEXT_OPERATIONS = (
+    ("recall_hybrid", "HYBRID_COMPLETION"),
+    ("recall_graph", "GRAPH_COMPLETION"),
 )
 
 
@@ -211,6 +296,7 @@ async def populate(
     want: int,
     chunk_words: tuple[int, int],
     progress: Any,
+    graph: bool = False,
 ) -> float:
     from engramdb.engine import get_engine
 
@@ -225,9 +311,11 @@ async def populate(
         texts = [gen.chunk(int(rng.integers(chunk_words[0], chunk_words[1] + 1))) for _ in range(n)]
         vectors = rng.standard_normal((n, DIM)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        written = await engine.store.write_document(
-            build_write(dataset.id, doc_index, texts, vectors)
-        )
+        if graph:
+            write = await build_graph_write(dataset, doc_index, texts, rng, gen)
+        else:
+            write = build_write(dataset.id, doc_index, texts, vectors)
+        written = await engine.store.write_document(write)
         if not written:
             raise RuntimeError(f"document {doc_index} was not written (duplicate content?)")
         have += n
@@ -259,8 +347,13 @@ async def measure(queries: list[str], warmup: int, top_k: int, figures: SizeFigu
     for q in queries[:warmup]:
         await engramdb.recall(q, SearchType.CHUNKS, datasets=[DATASET], top_k=top_k)
         await engramdb.recall(q, SearchType.CHUNKS_LEXICAL, datasets=[DATASET], top_k=top_k)
+        for _, type_ in CONTEXT_OPERATIONS:
+            await engramdb.recall(
+                q, SearchType(type_), datasets=[DATASET], top_k=top_k, only_context=True
+            )
     timings: dict[str, list[float]] = {key: [] for _, key in OPERATIONS}
     returned: dict[str, list[int]] = {"recall_chunks": [], "recall_lexical": []}
+    words: dict[str, list[int]] = {key: [] for key, _ in CONTEXT_OPERATIONS}
     for q in queries[warmup:]:
         t0 = time.perf_counter()
         res = await engramdb.recall(q, SearchType.CHUNKS, datasets=[DATASET], top_k=top_k)
@@ -283,8 +376,17 @@ async def measure(queries: list[str], warmup: int, top_k: int, figures: SizeFigu
         t0 = time.perf_counter()
         await engine.store.lexical_search(CHUNK_COLLECTION, q, ids, top_k)
         timings["lexical_search"].append(time.perf_counter() - t0)
+
+        for key, type_ in CONTEXT_OPERATIONS:
+            t0 = time.perf_counter()
+            res = await engramdb.recall(
+                q, SearchType(type_), datasets=[DATASET], top_k=top_k, only_context=True
+            )
+            timings[key].append(time.perf_counter() - t0)
+            words[key].append(len(str(getattr(res[0], "text", "")).split()) if res else 0)
     figures.timings = timings
     figures.hits = {k: sum(v) / len(v) for k, v in returned.items() if v}
+    figures.prompt_words = {k: sum(v) / len(v) for k, v in words.items() if v}
     figures.rss_mb = current_rss_mb()
 
 
@@ -300,13 +402,33 @@ async def run_sizes(args: argparse.Namespace, progress: Any) -> list[SizeFigures
         have = 0
         for size in sizes:
             figures = SizeFigures(size)
-            figures.populate_seconds = await populate(gen, rng, have, size, chunk_words, progress)
+            figures.populate_seconds = await populate(
+                gen, rng, have, size, chunk_words, progress, graph=args.graph
+            )
             progress(f"{size:,} chunks written in {figures.populate_seconds:.1f}s")
+            figures.node_counts = await count_nodes()
             have = size
             await measure(queries, args.warmup, args.top_k, figures)
             progress(f"{size:,} chunks measured")
             out.append(figures)
     return out
+
+
+async def count_nodes() -> dict[str, int]:
+    """Nodes by type in the benchmark store (read-only SQL on the engine's database file)."""
+    import sqlite3
+
+    from engramdb.engine import get_engine
+
+    path = Path(get_engine().settings.engramdb_data_dir) / "engramdb.sqlite3"
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return dict(con.execute("SELECT type, COUNT(*) FROM nodes GROUP BY type").fetchall())
+        finally:
+            con.close()
+    except (sqlite3.Error, AttributeError) as exc:  # schema or settings differ: not essential
+        return {"error": str(exc)}  # type: ignore[dict-item]
 
 
 # --------------------------------------------------------------------------------------------
@@ -433,6 +555,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--top-k", type=int, default=15)
     parser.add_argument("--chunk-words", default="100-180", help="words per chunk, MIN-MAX")
     parser.add_argument("--skip-subprocess", action="store_true", help="skip import/RSS checks")
+    parser.add_argument(
+        "--graph",
+        action="store_true",
+        help="build documents with synthetic entities, relations and summaries (plan_document)",
+    )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--cores", type=int, default=2, help="pin to N cores (0 = all)")
     parser.add_argument("--json", dest="json_path", metavar="OUT.json")
@@ -450,7 +577,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"engramdb recall latency — cores: {len(cores)} {cores}; {args.queries} timed queries "
         f"after {args.warmup} warm-up per size; top_k={args.top_k}; chunks of "
-        f"{args.chunk_words} words"
+        f"{args.chunk_words} words; store: "
+        + (
+            f"chunks + synthetic graph ({ENTITIES_PER_CHUNK} entities, {RELATIONS_PER_CHUNK} "
+            "relations, 1 summary per chunk)"
+            if args.graph
+            else "chunks only (no entities/relations/summaries: the graph types have no graph)"
+        )
     )
     machine = load_note(len(cores))
     print(machine)
@@ -489,6 +622,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         "incremental; first recall = first CHUNKS recall after reopening the store, model "
         "already loaded; RSS = VmRSS after the timed queries; hits = CHUNKS / LEXICAL results)"
     )
+    print(
+        "context-only prompt, mean words: "
+        + "; ".join(
+            f"{s.chunks:,} chunks: "
+            + ", ".join(f"{t} {s.prompt_words.get(k, 0):.0f}" for k, t in CONTEXT_OPERATIONS)
+            for s in sizes
+        )
+    )
+    print(
+        "nodes by type: "
+        + "; ".join(
+            f"{s.chunks:,} chunks: " + ", ".join(f"{k} {v:,}" for k, v in s.node_counts.items())
+            for s in sizes
+        )
+    )
+    if not args.graph:
+        print(
+            "NOTE: the synthetic store holds chunks only (no entities, relations or summaries), "
+            "so HYBRID/GRAPH_COMPLETION find no graph to expand; run with --graph for a store "
+            "with synthetic entities and relations"
+        )
 
     extra: dict[str, Any] = {}
     if not args.skip_subprocess:
@@ -544,6 +698,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "top_k": args.top_k,
             "queries": args.queries,
             "warmup": args.warmup,
+            "graph": args.graph,
             "sizes": [
                 {
                     "chunks": s.chunks,
@@ -551,6 +706,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "first_recall_ms": s.first_recall_ms,
                     "rss_mb": s.rss_mb,
                     "mean_hits": s.hits,
+                    "prompt_words": s.prompt_words,
+                    "node_counts": s.node_counts,
                     "latency": {key: latency_summary(s.timings[key]) for _, key in OPERATIONS},
                 }
                 for s in sizes

@@ -185,9 +185,10 @@ _POSTINGS_BUDGET = 20_000
 def prune_common_terms(
     conn: sqlite3.Connection, tokens: list[str], budget: int = _POSTINGS_BUDGET
 ) -> list[str]:
-    """Keep the rarest query words whose postings fit ``budget`` (always at least one word). A word found in tens of thousands of chunks has an IDF near zero, so leaving it
-    out barely moves the ranking but spares scoring every row it matches; small stores are never
-    pruned."""
+    """Keep the rarest query words whose postings fit ``budget`` (always at least one word).
+
+    A word found in tens of thousands of chunks has an IDF near zero, so leaving it out barely
+    moves the ranking but spares scoring every row it matches; small stores are never pruned."""
     if len(tokens) < 2:
         return tokens
     found = dict(
