@@ -8,16 +8,16 @@ raw distance, duplicates dropped without renumbering.
 
 A graph context reads::
 
+    Passages:
+    [chunk 0 of text_64a26b48c327]
+    Andreas was born in Venice, but later settled in Lisbon.
+
     Facts:
     Andreas —born_in→ Venice
     Andreas —settle_in→ Lisbon
 
     Entities:
-    - Andreas (person): Andreas was born in Venice, but later settled in Lisbon.
-
-    Passages:
-    [chunk 0 of text_64a26b48c327]
-    Andreas was born in Venice, but later settled in Lisbon.
+    - Andreas (person): ...   (only when no shown passage already quotes the description)
 
 Passages are capped by a character budget (whole passages, best first; the first one is always
 included, truncated if it alone exceeds the budget) so a few long chunks cannot crowd the facts
@@ -100,16 +100,18 @@ def graph_context(
     if not triplets:
         return BuiltContext(text="", evidence_in_metadata=evidence_in_metadata)
     sections = [preamble] if preamble else []
-    sections.append("Facts:\n" + "\n".join(triplet_line(t) for t in triplets))
     nodes = _nodes_in_order(triplets)
     shown = _within_budget(passages, passage_budget)
+    # The passages the facts come from lead: they carry the wording a question is answered from
+    # (on LoCoMo, facts first left the evidence outside a 250-word budget 86% of the time).
+    if shown:
+        sections.append(f"{passage_heading}:\n" + "\n\n".join(shown))
+    sections.append("Facts:\n" + "\n".join(triplet_line(t) for t in triplets))
     if descriptions:
         in_passages = _normalise("\n".join(shown))
         described = [line for line in (_description(n, in_passages) for n in nodes) if line]
         if described:
             sections.append("Entities:\n" + "\n".join(described))
-    if shown:
-        sections.append(f"{passage_heading}:\n" + "\n\n".join(shown))
     return BuiltContext(
         text="\n\n".join(sections),
         evidence=_graph_evidence(triplets, nodes, sources),

@@ -142,9 +142,9 @@ async def test_context_holds_facts_descriptions_and_passages() -> None:
         options(SEED_QUERY, SearchType.GRAPH_COMPLETION, only_context=True),
     )
     context = item.raw["context"]
-    assert context.startswith("Facts:\n")
+    assert context.startswith("Passages:\n[chunk 0 of text_")  # passages lead, facts follow
+    assert "\n\nFacts:\n" in context
     assert "- Andreas (person)" in context
-    assert "Passages:\n[chunk 0 of text_" in context
     assert context.count("Andreas was born in Venice, but later settled in Lisbon.") == 1
 
     (summary,) = await ask(
@@ -176,7 +176,7 @@ async def test_passage_budget_caps_the_passages() -> None:
 
     assert "Passages:" not in await context(0)
     short = await context(30)
-    passages = short.split("Passages:\n", 1)[1]
+    passages = short.split("Passages:\n", 1)[1].split("\n\nFacts:\n", 1)[0]
     assert passages.count("[chunk ") == 1 and passages.endswith("…")
     with pytest.raises(engramdb.EngramValidationError, match="passage_char_budget"):
         await context("lots")
