@@ -63,6 +63,7 @@ class Engine:
         self._extractor = extractor
         self._extractor_built = extractor is not None
         self._setup_done = False
+        self._exists = False
         self._build_lock = threading.Lock()
 
     @property
@@ -117,6 +118,13 @@ class Engine:
         with self._build_lock:
             self._extractor, self._extractor_built = extractor, True
         return extractor
+
+    async def database_exists(self) -> bool:
+        """Whether the database was created (remember() ran once). A True answer is remembered,
+        so read paths do not open a probe connection on every call; False is asked again."""
+        if not self._exists:
+            self._exists = await self.store.exists()
+        return self._exists
 
     async def ensure_setup(self) -> None:
         """Create the database and apply migrations (once per engine; idempotent anyway)."""

@@ -11,7 +11,7 @@ __all__ = ["list_datasets"]
 async def list_datasets(*, user: User | None = None) -> list[Dataset]:
     """The datasets the user owns, oldest first (empty before anything was ingested)."""
     engine = get_engine()
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         return []
     owner = await engine.resolve_user(user)
     return await engine.store.list_datasets(owner.id)

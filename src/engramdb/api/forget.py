@@ -36,7 +36,7 @@ async def forget(
             "forget() needs exactly one of everything=True, dataset=<name or id> or data_id=<id>"
         )
     engine = get_engine()
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         return ForgetResult()
     owner = await engine.resolve_user(user)
     store = engine.store

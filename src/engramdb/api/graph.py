@@ -45,7 +45,7 @@ async def get_graph(
     nodes and ``2 * limit`` edges are returned; ``truncated`` says when more exist.
     """
     engine = get_engine()
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         return GraphSnapshot()
     owner = await engine.resolve_user(user)
     targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
@@ -59,7 +59,7 @@ async def get_graph(
 async def get_node(node_id: UUID, *, user: User | None = None) -> Node | None:
     """One node with all its stored fields, or None (also for nodes in others' datasets)."""
     engine = get_engine()
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         return None
     owner = await engine.resolve_user(user)
     found = await engine.store.get_nodes([node_id])

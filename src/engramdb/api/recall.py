@@ -113,7 +113,7 @@ async def recall(
         system_prompt=system_prompt,
         system_prompt_path=system_prompt_path,
     )
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         raise RecallPreconditionError(_PRECONDITION)
     await engine.ensure_setup()
     owner = await engine.resolve_user(user)

@@ -275,7 +275,7 @@ async def load_skill(skill_id: UUID | str, *, user: User | None = None) -> Skill
     denied = PermissionDeniedError(f"no readable skill {wanted} (or it does not exist)")
     engine = get_engine()
     store = engine.store
-    if not await store.exists():
+    if not await engine.database_exists():
         raise denied
     owner = await engine.resolve_user(user)
     nodes = await store.get_nodes([wanted])

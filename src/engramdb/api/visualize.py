@@ -58,7 +58,7 @@ async def visualize_graph(
     edges: list[Edge] = []
     targets: list[Dataset] = []
     notices: list[str] = []
-    if not await engine.store.exists():
+    if not await engine.database_exists():
         # Nothing was ever ingested: do not create a database just to draw an empty page.
         if datasets is not None:
             names = _check_names(datasets)
