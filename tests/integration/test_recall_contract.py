@@ -265,3 +265,9 @@ async def test_verbose_reports_each_results_score_breakdown() -> None:
     breakdown = verbose[0].raw["score_breakdown"]
     assert breakdown["base_distance"] == verbose[0].score == breakdown["final"]
     assert breakdown["importance_weight"] == 0.9 and breakdown["importance_factor"] == 1.0
+
+
+async def test_node_name_is_refused_where_it_would_be_ignored() -> None:
+    await engramdb.remember("A fact.", node_set=["x"])
+    with pytest.raises(engramdb.FeatureNotAvailableError, match="node_name"):
+        await engramdb.recall("q", "CYPHER", node_name=["x"])

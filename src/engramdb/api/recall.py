@@ -31,28 +31,12 @@ from engramdb.providers.embedding.base import Embedder
 from engramdb.providers.llm.base import LLM
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.dispatch import run_graph_lane
+from engramdb.retrieval.registry import retriever_for
 from engramdb.retrieval.router import resolve_search_type
 from engramdb.retrieval.scopes import expand_scope
 from engramdb.validation import validate_top_k, validate_uuid
 
 __all__ = ["recall", "resolve_datasets"]
-
-#: Search types that honour node_name so far.
-_NODE_NAME_TYPES = frozenset(
-    {
-        SearchType.CHUNKS,
-        SearchType.CHUNKS_LEXICAL,
-        SearchType.SUMMARIES,
-        SearchType.CODING_RULES,
-        SearchType.RAG_COMPLETION,
-        SearchType.GRAPH_COMPLETION,
-        SearchType.GRAPH_COMPLETION_COT,
-        SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION,
-        SearchType.GRAPH_COMPLETION_DECOMPOSITION,
-        SearchType.GRAPH_SUMMARY_COMPLETION,
-        SearchType.TRIPLET_COMPLETION,
-    }
-)
 
 _PRECONDITION = (
     "Recall prerequisites not met: no database/default user found. "
@@ -142,7 +126,7 @@ async def recall(
             "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
             "SearchType.GRAPH_COMPLETION, or drop those options"
         )
-    if node_name and search_type not in _NODE_NAME_TYPES:
+    if node_name and not retriever_for(search_type).supports_node_name:
         raise FeatureNotAvailableError(
             f"node_name filters are not available for {search_type.value} yet; recall without "
             "node_name"

@@ -80,6 +80,9 @@ class Retriever(ABC):
 
     #: The search types this retriever serves.
     search_types: frozenset[SearchType]
+    #: Whether it honours ``node_name`` / ``node_name_filter_operator``; recall() refuses the
+    #: option (FeatureNotAvailableError) for a retriever that would silently ignore it.
+    supports_node_name: bool = False
 
     @abstractmethod
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:

@@ -176,6 +176,7 @@ class ChunksRetriever(Retriever):
     """CHUNKS: dense vector search over chunk texts."""
 
     search_types = frozenset({SearchType.CHUNKS})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         found = await search_chunks(
@@ -188,6 +189,7 @@ class LexicalChunksRetriever(Retriever):
     """CHUNKS_LEXICAL: BM25 over chunk texts."""
 
     search_types = frozenset({SearchType.CHUNKS_LEXICAL})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         return list(
@@ -201,6 +203,7 @@ class SummariesRetriever(Retriever):
     """SUMMARIES: dense vector search over chunk summaries."""
 
     search_types = frozenset({SearchType.SUMMARIES})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         found = await search_summaries(

@@ -40,6 +40,7 @@ class CodingRulesRetriever(Retriever):
     """SearchType.CODING_RULES: one ``kind="coding_rule"`` entry per rule, best first."""
 
     search_types = frozenset({SearchType.CODING_RULES})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         sets, operator = rule_node_sets(opts)

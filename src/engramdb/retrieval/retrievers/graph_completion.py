@@ -117,6 +117,7 @@ class GraphCompletionRetriever(Retriever):
     descriptions = True
     evidence_in_metadata = True
     summaries = False
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         self.validate(opts)

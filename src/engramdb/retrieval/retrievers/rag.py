@@ -27,6 +27,7 @@ class RagCompletionRetriever(Retriever):
     """RAG_COMPLETION: ``top_k`` chunks by cosine distance → :func:`complete`."""
 
     search_types = frozenset({SearchType.RAG_COMPLETION})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         return list(await complete(ctx, opts, await self.context(ctx, opts)))
