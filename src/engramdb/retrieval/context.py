@@ -9,8 +9,9 @@ raw distance, duplicates dropped without renumbering.
 A graph context reads::
 
     Passages:
-    [chunk 0 of text_64a26b48c327]
     Andreas was born in Venice, but later settled in Lisbon.
+
+    Alice moved to Paris in 2010, while Bob has always lived in New York.
 
     Facts:
     Andreas —born_in→ Venice
@@ -19,9 +20,10 @@ A graph context reads::
     Entities:
     - Andreas (person): ...   (only when no shown passage already quotes the description)
 
-Passages are capped by a character budget (whole passages, best first; the first one is always
-included, truncated if it alone exceeds the budget) so a few long chunks cannot crowd the facts
-out of a model's context window.
+Passages are paragraphs of the chunks asserting the facts and of the best chunk hits, ranked
+by the retriever (best first), capped by a character budget (whole passages; the first one is
+always included, truncated if it alone exceeds the budget) so a few long chunks cannot crowd the
+facts out of a model's context window.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def graph_context(
     descriptions: bool = True,
     passage_heading: str = "Passages",
     passage_budget: int = DEFAULT_PASSAGE_CHAR_BUDGET,
+    passage_locators: bool = False,
     evidence_in_metadata: bool = True,
     verbose: bool = False,
     preamble: str = "",
@@ -94,14 +97,18 @@ def graph_context(
 
     ``sources`` are the chunks asserting the triplets, best first: they become the
     ``supports_assertion`` segments of the evidence whether or not their text fits the passage
-    budget, because they back facts that are in the context. ``passages`` are what is shown
-    (empty for TRIPLET_COMPLETION, summaries for GRAPH_SUMMARY_COMPLETION).
+    budget, because they back facts that are in the context. ``passages`` are what is shown,
+    best first (empty for TRIPLET_COMPLETION, summaries for GRAPH_SUMMARY_COMPLETION); shown
+    passages asserting no fact are cited as ``used_as_context`` segments. Passages are
+    paragraphs, so they carry no ``[chunk N of NAME]`` header unless ``passage_locators``: the
+    evidence names their chunks, and on LoCoMo the headers cost 2 points at 750 words.
     """
     if not triplets:
         return BuiltContext(text="", evidence_in_metadata=evidence_in_metadata)
     sections = [preamble] if preamble else []
     nodes = _nodes_in_order(triplets)
-    shown = _within_budget(passages, passage_budget)
+    fitting = _within_budget(passages, passage_budget, locators=passage_locators)
+    shown = [block for _, block in fitting]
     # The passages the facts come from lead: they carry the wording a question is answered from
     # (on LoCoMo, facts first left the evidence outside a 250-word budget 86% of the time).
     if shown:
@@ -114,7 +121,7 @@ def graph_context(
             sections.append("Entities:\n" + "\n".join(described))
     return BuiltContext(
         text="\n\n".join(sections),
-        evidence=_graph_evidence(triplets, nodes, sources),
+        evidence=_graph_evidence(triplets, nodes, sources, [p.chunk for p, _ in fitting]),
         evidence_in_metadata=evidence_in_metadata,
         raw={"triplets": [_triplet_payload(t, i, verbose) for i, t in enumerate(triplets)]},
     )
@@ -179,8 +186,11 @@ def _normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _within_budget(passages: Sequence[Passage], budget: int) -> list[str]:
-    blocks: list[str] = []
+def _within_budget(
+    passages: Sequence[Passage], budget: int, locators: bool = True
+) -> list[tuple[Passage, str]]:
+    """The passages that fit ``budget`` characters, best first, each with its rendered block."""
+    blocks: list[tuple[Passage, str]] = []
     used = 0
     if budget <= 0:
         return blocks
@@ -192,7 +202,7 @@ def _within_budget(passages: Sequence[Passage], budget: int) -> list[str]:
             if blocks:
                 break
             text = _clip(text, budget)
-        blocks.append(_passage_block(passage.chunk, text))
+        blocks.append((passage, _passage_block(passage.chunk, text) if locators else text.strip()))
         used += len(text)
     return blocks
 
@@ -202,8 +212,13 @@ def _passage_block(chunk: Node, text: str) -> str:
 
 
 def _graph_evidence(
-    triplets: Sequence[Triplet], nodes: Sequence[Node], sources: Sequence[Node]
+    triplets: Sequence[Triplet],
+    nodes: Sequence[Node],
+    sources: Sequence[Node],
+    shown: Sequence[Node] = (),
 ) -> list[EvidenceItem]:
+    """Nodes, then edges, then the chunks asserting the facts (``supports_assertion``), then
+    the passages shown that assert none of them (``used_as_context``), on one numbering."""
     items: list[EvidenceItem] = [
         EvidenceItem(kind="graph_node", artifact_id=str(n.id), rank=i) for i, n in enumerate(nodes)
     ]
@@ -222,6 +237,19 @@ def _graph_evidence(
             **_locators(chunk),
         )
         for i, chunk in enumerate(sources)
+    ]
+    asserting = {chunk.id for chunk in sources}
+    start = len(items)
+    context_only = list({c.id: c for c in shown if c.id not in asserting}.values())
+    items += [
+        EvidenceItem(
+            kind="segment",
+            artifact_id=str(chunk.id),
+            rank=start + i,
+            role="used_as_context",
+            **_locators(chunk),
+        )
+        for i, chunk in enumerate(context_only)
     ]
     return items
 

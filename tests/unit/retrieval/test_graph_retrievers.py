@@ -142,7 +142,7 @@ async def test_context_holds_facts_descriptions_and_passages() -> None:
         options(SEED_QUERY, SearchType.GRAPH_COMPLETION, only_context=True),
     )
     context = item.raw["context"]
-    assert context.startswith("Passages:\n[chunk 0 of text_")  # passages lead, facts follow
+    assert context.startswith("Passages:\n")  # passages lead, facts follow
     assert "\n\nFacts:\n" in context
     assert "- Andreas (person)" in context
     assert context.count("Andreas was born in Venice, but later settled in Lisbon.") == 1
@@ -162,6 +162,29 @@ async def test_context_holds_facts_descriptions_and_passages() -> None:
     assert "Passages:" not in bare.raw["context"] and "Entities:" not in bare.raw["context"]
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where was Andreas born?", "Andreas was born in Venice"),
+        ("When did Alice move to Paris?", "Alice moved to Paris in 2010"),
+        ("Which city does Diana reside in now?", "Diana currently resides in Berlin"),
+    ],
+)
+async def test_the_passage_answering_the_question_comes_first(question: str, answer: str) -> None:
+    # Facts rank by entity-name similarity; the passages shown above them rank by their own match
+    # with the question, so the sentence that answers it is what a reader (or a word budget)
+    # meets first.
+    await remember_seed()
+    ctx = await make_ctx()
+    (item,) = await ask(
+        GRAPH_RETRIEVERS[SearchType.GRAPH_COMPLETION],
+        ctx,
+        options(question, SearchType.GRAPH_COMPLETION, only_context=True),
+    )
+    first = str(item.raw["context"]).removeprefix("Passages:\n").split("\n\n", 1)[0]
+    assert answer in first
+
+
 async def test_passage_budget_caps_the_passages() -> None:
     await remember_seed()
     ctx = await make_ctx()
@@ -177,7 +200,7 @@ async def test_passage_budget_caps_the_passages() -> None:
     assert "Passages:" not in await context(0)
     short = await context(30)
     passages = short.split("Passages:\n", 1)[1].split("\n\nFacts:\n", 1)[0]
-    assert passages.count("[chunk ") == 1 and passages.endswith("…")
+    assert "\n\n" not in passages and passages.endswith("…")  # one passage, clipped
     with pytest.raises(engramdb.EngramValidationError, match="passage_char_budget"):
         await context("lots")
 
@@ -405,6 +428,34 @@ async def test_graph_completion_answers_with_references(llm_server: OpenAIServer
         GraphCompletionRetriever(), ctx, options(SEED_QUERY, SearchType.GRAPH_COMPLETION)
     )
     assert plain.metadata == {} and "Evidence:" not in plain.text
+
+
+async def test_a_shown_passage_asserting_no_fact_is_cited_as_context(
+    llm_server: OpenAIServer,
+) -> None:
+    await remember_seed()
+    # no names, so no entity and no fact: this chunk can only arrive as a passage
+    await engramdb.remember(
+        "the harbour was quiet and the ferries ran late all week.",
+        dataset_name="importance_demo",
+        self_improvement=False,
+    )
+    use_llm(llm_server)
+    ctx = await make_ctx(with_llm=True)
+    (item,) = await ask(
+        GraphCompletionRetriever(),
+        ctx,
+        options("Did the ferries run late?", SearchType.GRAPH_COMPLETION, include_references=True),
+    )
+    (request,) = llm_server.requests_to("chat/completions")
+    assert "the ferries ran late" in user_text(request)
+    segments = [e for e in item.metadata["evidence"] if e["kind"] == "segment"]
+    roles = {e["role"] for e in segments}
+    assert roles == {"supports_assertion", "used_as_context"}
+    context_only = [e for e in segments if e["role"] == "used_as_context"]
+    asserting = [e for e in segments if e["role"] == "supports_assertion"]
+    assert max(e["rank"] for e in asserting) < min(e["rank"] for e in context_only)
+    assert len({e["chunk_id"] for e in segments}) == len(segments)
 
 
 async def test_triplet_completion_cites_chunks_but_leaves_metadata_empty(

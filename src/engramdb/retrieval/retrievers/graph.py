@@ -58,7 +58,7 @@ from engramdb.retrieval.ranking import (
     similarity_only_score,
 )
 from engramdb.retrieval.retrievers.chunks import NodeSetFilter
-from engramdb.storage.base import Subgraph
+from engramdb.storage.base import ScoredId, Subgraph
 
 __all__ = [
     "DEFAULT_TRIPLET_DISTANCE_PENALTY",
@@ -127,6 +127,8 @@ class GraphView:
     edges: dict[UUID, Edge] = field(default_factory=dict)
     #: Nodes whose one-hop neighbourhood is loaded.
     expanded: set[UUID] = field(default_factory=set)
+    #: Full-text (BM25) chunk hits, best first, when the search asked for them.
+    lexical_hits: list[UUID] = field(default_factory=list)
 
     def merge(self, sub: Subgraph, allowed: set[UUID]) -> None:
         for node in sub.nodes:
@@ -158,6 +160,8 @@ class TripletSearch:
         self.use_importance = use_importance
         self.feedback_influence = feedback_influence
         self.node_filter = node_filter
+        #: Full-text chunk hits to find for the passages (0: none; they never rank triplets).
+        self.lexical_k = 0
         self._allowed = {d.id for d in ctx.datasets}
 
     @classmethod
@@ -194,8 +198,14 @@ class TripletSearch:
         matrix = await self.ctx.embedder.embed(queries)
         return [matrix[i] for i in range(len(queries))]
 
-    async def search(self, vector: Vector) -> GraphView:
-        """Vector hits in the three collections and the one-hop graph around them."""
+    async def _lexical(self, query: str, datasets: list[UUID], k: int) -> list[ScoredId]:
+        if k <= 0 or not query:
+            return []
+        return await self.ctx.store.lexical_search(CHUNK_COLLECTION, query, datasets, k)
+
+    async def search(self, vector: Vector, query: str = "") -> GraphView:
+        """Vector hits in the three collections and the one-hop graph around them (and, with
+        ``lexical_k`` > 0 and a ``query``, its best full-text chunk hits)."""
         view = GraphView()
         datasets = self.searchable
         if not datasets:
@@ -203,16 +213,21 @@ class TripletSearch:
         store, k, node_filter = self.ctx.store, self.wide_top_k, self.node_filter
         if node_filter is not None:
             k = node_filter.widen(k)
-        entity_hits, summary_hits, chunk_hits = await asyncio.gather(
+        lexical_k = node_filter.widen(self.lexical_k) if node_filter else self.lexical_k
+        entity_hits, summary_hits, chunk_hits, lexical_hits = await asyncio.gather(
             store.vector_search(ENTITY_COLLECTION, vector, datasets, k),
             store.vector_search(SUMMARY_COLLECTION, vector, datasets, k),
             store.vector_search(CHUNK_COLLECTION, vector, datasets, k),
+            self._lexical(query, datasets, lexical_k),
         )
         if node_filter is not None:  # node_name: only tagged nodes are candidates
-            tagged = await store.get_nodes([h.node_id for h in [*entity_hits, *chunk_hits]])
+            hits = [*entity_hits, *chunk_hits, *lexical_hits]
+            tagged = await store.get_nodes(list(dict.fromkeys(h.node_id for h in hits)))
             keep = {n.id for n in tagged if node_filter.matches(n)}
             entity_hits = [h for h in entity_hits if h.node_id in keep][: self.wide_top_k]
             chunk_hits = [h for h in chunk_hits if h.node_id in keep][: self.wide_top_k]
+            lexical_hits = [h for h in lexical_hits if h.node_id in keep][: self.lexical_k]
+        view.lexical_hits = [h.node_id for h in lexical_hits]
         for hit in [*entity_hits, *chunk_hits]:
             _keep_best(view.distance, hit.node_id, hit.score)
         view.entity_hits = [h.node_id for h in entity_hits]

@@ -41,17 +41,12 @@ fixed ``top_k``, one bounded neighbourhood read per entity hit, one node read fo
 from __future__ import annotations
 
 import asyncio
-import functools
-import math
-import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 from uuid import UUID
 
 from engramdb.engine import check_embedding
-from engramdb.ingest.chunkers import sentence_spans
 from engramdb.ingest.graph_builder import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.models.results import RecallResponse
@@ -59,7 +54,17 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, EvidenceItem, complete
 from engramdb.retrieval.dates import DateInterval, dates_from_metadata
-from engramdb.retrieval.ranking import hybrid_score, rank_by_score
+from engramdb.retrieval.passages import (
+    STOPWORDS,
+    WORD,
+    Passage,
+    PassageScoring,
+    make_passages,
+    score_passages,
+    split_passages,
+    stem,
+    terms,
+)
 from engramdb.storage.base import ScoredId
 
 __all__ = [
@@ -77,6 +82,7 @@ __all__ = [
     "hybrid_context_items",
     "make_passages",
     "order_items",
+    "pool_passages",
     "render_context",
     "score_passages",
     "split_passages",
@@ -85,71 +91,6 @@ __all__ = [
 
 #: Relations that shape the graph rather than state a fact; never rendered as fact lines.
 _STRUCTURAL_RELATIONS = frozenset({"contains", "is_a", "is_part_of", "summarizes"})
-
-_WORD = re.compile(r"[^\W_]+")
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
-#: Function words: they match almost every passage, so they carry no evidence of relevance.
-_STOPWORD_LIST = """
-    a an the and or but if then else of to in on at by for with from as into onto about over
-    under after before up down out off again further once than so too very just also only own
-    same such both each few more most other some any all no nor not
-    is are was were be been being am do does did doing have has had having
-    can could will would shall should may might must
-    i me my mine myself we us our ours you your yours he him his she her hers it its they them
-    their theirs this that these those there here what which who whom whose when where why how
-    s t d m ll re ve don didn doesn isn wasn aren weren won wouldn couldn shouldn haven hasn
-"""
-_STOPWORDS = frozenset(_STOPWORD_LIST.split())
-
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A light English suffix stripper, so "researching", "researched" and "research" meet.
-
-    Deliberately conservative (plural and -ing/-ed/-ly endings only, stems of at least three
-    letters with a vowel): a wrong merge costs precision at the top of the context, which is
-    worth more than the odd missed inflection. Memoised (a pure function of one word): it
-    runs for every word of every candidate passage, and vocabularies repeat.
-    """
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    for suffix, repl in (
-        ("ies", "y"),
-        ("ied", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("ly", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if not word.endswith(suffix) or (suffix == "s" and word.endswith(("ss", "us", "is"))):
-            continue
-        base = word[: -len(suffix)] + repl
-        if len(base) < 3 or not _VOWEL.search(base):
-            continue
-        if suffix == "es" and not base.endswith(("s", "x", "z", "ch", "sh")):
-            base = word[:-1]  # "notes" -> "note", "boxes" -> "box"
-        if (
-            suffix in ("ing", "ed")
-            and len(base) > 3
-            and base[-1] == base[-2]
-            and base[-1] not in "lsz"
-        ):
-            base = base[:-1]  # "running" -> "run", but "falling" -> "fall"
-        return _drop_e(base)
-    return _drop_e(word)
-
-
-def _drop_e(word: str) -> str:
-    """ "hike", "hiked" and "hiking" all end up as "hik"."""
-    return word[:-1] if len(word) > 3 and word.endswith("e") and not word.endswith("ee") else word
-
-
-def _terms(text: str) -> list[str]:
-    """Stemmed lower-cased word tokens without function words, in order (with repeats)."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +133,13 @@ class HybridConfig:
     #: BM25 parameters of passage scoring.
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
+
+    @property
+    def scoring(self) -> PassageScoring:
+        """The passage-scoring part of this configuration."""
+        return PassageScoring(
+            self.passage_lexical, self.chunk_prior, self.neighbour, self.bm25_k1, self.bm25_b
+        )
 
 
 DEFAULT_HYBRID_CONFIG = HybridConfig()
@@ -299,7 +247,7 @@ def lexical_query(query: str) -> str:
     """The query without function words, for the full-text lane: they weigh ~0 in BM25 but
     their long posting lists dominate its cost on a large store. Unchanged when nothing
     else is left."""
-    words = [w for w in _WORD.findall(query) if w.lower() not in _STOPWORDS]
+    words = [w for w in WORD.findall(query) if w.lower() not in STOPWORDS]
     return " ".join(words) if words else query
 
 
@@ -358,14 +306,14 @@ async def _entity_lane(
             score = similarity.get(edge.source_id, 0.0) + similarity.get(edge.target_id, 0.0)
             previous = found.get(key, (0.0, ""))[0]
             found[key] = (max(score, previous), str(edge.properties.get("chunk_id", "")))
-    query_terms = set(_terms(query))
+    query_terms = set(terms(query))
     lines: list[FactLine] = []
     for (source, relation, target), (score, chunk_id) in found.items():
         if source not in names or target not in names:
             continue
         text = f"{names[source]} —{relation.replace('_', ' ')}→ {names[target]}"
         # Entity similarity ranks facts; words shared with the question break near-ties.
-        overlap = len(query_terms & set(_terms(text)))
+        overlap = len(query_terms & set(terms(text)))
         lines.append(FactLine(text, score + 0.5 * overlap, chunk_id))
     lines.sort(key=lambda f: -f.score)
     return chunks, lines[: config.max_fact_lines]
@@ -405,117 +353,12 @@ def date_label(interval: DateInterval) -> str:
 # --- passages ---------------------------------------------------------------------------------
 
 
-def split_passages(text: str, max_words: int = 150) -> list[str]:
-    """A chunk's text as passages: its paragraphs, and long paragraphs as groups of sentences
-    of at most ``max_words`` words (a sentence longer than that stays whole)."""
-    out: list[str] = []
-    for raw in _PARAGRAPH_BREAK.split(text):
-        paragraph = raw.strip()
-        if not paragraph:
-            continue
-        if len(paragraph.split()) <= max_words:
-            out.append(paragraph)
-            continue
-        group: list[str] = []
-        words = 0
-        for start, end in sentence_spans(paragraph):
-            sentence = paragraph[start:end]
-            n = len(sentence.split())
-            if group and words + n > max_words:
-                out.append(" ".join(group))
-                group, words = [], 0
-            group.append(sentence)
-            words += n
-        if group:
-            out.append(" ".join(group))
-    return out
-
-
-@dataclass(slots=True)
-class Passage:
-    """A paragraph (or sentence group) of a candidate chunk, with its scores."""
-
-    text: str
-    chunk: Node
-    #: The chunk's position in the fused ranking and the passage's position in the chunk.
-    chunk_rank: int
-    position: int
-    terms: Counter[str]
-    lexical: float = 0.0
-    #: Final score, higher is better (importance weight included).
-    score: float = 0.0
-    date: str | None = None
-
-
-def make_passages(pool: CandidatePool, config: HybridConfig) -> list[Passage]:
-    """Every passage of the pool's chunks, in chunk order then text order (unscored)."""
-    passages: list[Passage] = []
-    for rank, (chunk, _) in enumerate(pool.chunks):
-        for position, text in enumerate(split_passages(chunk.text, config.max_passage_words)):
-            passages.append(Passage(text, chunk, rank, position, Counter(_terms(text))))
-    return passages
-
-
-def _bm25(passages: Sequence[Passage], query_terms: Sequence[str], k1: float, b: float) -> None:
-    """BM25 of every passage against the query, with the pool's own statistics (the store's
-    BM25 ranks whole chunks and does not expose term statistics)."""
-    n = len(passages)
-    if not n:
-        return
-    avg = sum(sum(p.terms.values()) for p in passages) / n or 1.0
-    unique = list(dict.fromkeys(query_terms))
-    df = {t: sum(1 for p in passages if t in p.terms) for t in unique}
-    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in unique}
-    for p in passages:
-        length = sum(p.terms.values())
-        score = 0.0
-        for term in unique:
-            tf = p.terms.get(term, 0)
-            if tf:
-                score += idf[term] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
-        p.lexical = score
-
-
-def score_passages(
-    passages: list[Passage],
-    pool: CandidatePool,
-    query: str,
-    opts: RecallOptions,
-    config: HybridConfig,
+def pool_passages(
+    pool: CandidatePool, query: str, opts: RecallOptions, config: HybridConfig
 ) -> list[Passage]:
-    """Score ``passages`` (see the module docstring) and return them best first."""
-    if not passages:
-        return []
-    _bm25(passages, _terms(query), config.bm25_k1, config.bm25_b)
-    top_lexical = max(p.lexical for p in passages) or 1.0
-    top_fused = max(score for _, score in pool.chunks) or 1.0
-    prior = {chunk.id: score / top_fused for chunk, score in pool.chunks}
-    by_chunk: dict[UUID, list[Passage]] = {}
-    for p in passages:
-        by_chunk.setdefault(p.chunk.id, []).append(p)
-    for group in by_chunk.values():
-        for i, p in enumerate(group):
-            neighbours = [group[j].lexical for j in (i - 1, i + 1) if 0 <= j < len(group)]
-            relevance = (
-                config.passage_lexical * p.lexical / top_lexical
-                + config.chunk_prior * prior.get(p.chunk.id, 0.0)
-                + config.neighbour * max(neighbours, default=0.0) / top_lexical
-            )
-            p.score = weighted_score(relevance, p.chunk, opts)
-    return rank_by_score(passages, lambda p: p.score)
-
-
-def weighted_score(relevance: float, node: Node, opts: RecallOptions) -> float:
-    """``relevance`` times the importance factor of ``node`` (1.0 at weight 0.5, or when
-    ``use_importance_weight`` is False) and, when ``feedback_influence`` > 0, its feedback
-    factor."""
-    return hybrid_score(
-        relevance,
-        importance_weight=node.importance_weight,
-        use_importance_weight=opts.use_importance_weight,
-        feedback_weight=node.feedback_weight,
-        feedback_influence=opts.feedback_influence,
-    ).final
+    """The passages of the pool's chunks, scored against ``query``, best first."""
+    passages = make_passages(pool.chunks, config.max_passage_words)
+    return score_passages(passages, pool.chunks, query, opts, config.scoring)
 
 
 def _item(text: str, chunk: Node, score: float, date: str | None) -> ContextItem:
@@ -613,7 +456,7 @@ async def hybrid_context_items(
     order, without rendering or completion. The benchmark reads these."""
     config = _with_top_k(config, opts)
     pool = await gather_candidates(ctx, opts.query, config)
-    passages = score_passages(make_passages(pool, config), pool, opts.query, opts, config)
+    passages = pool_passages(pool, opts.query, opts, config)
     if config.date_labels:
         await label_dates(ctx, passages)
     return order_items(passages, [c for c, _ in pool.chunks], pool.facts, config)

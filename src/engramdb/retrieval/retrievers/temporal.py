@@ -58,9 +58,8 @@ from engramdb.retrieval.retrievers.hybrid import (
     document_dates,
     gather_candidates,
     hybrid_context_items,
-    make_passages,
     order_items,
-    score_passages,
+    pool_passages,
 )
 
 __all__ = [
@@ -158,7 +157,7 @@ async def _filtered(
     chunks = [chunk for chunk, _ in pool.chunks]
     doc_dates = await document_dates(ctx, chunks)
     chunk_dates = {chunk.id: find_dates(chunk.text) for chunk in chunks}
-    passages = score_passages(make_passages(pool, hybrid), pool, opts.query, opts, hybrid)
+    passages = pool_passages(pool, opts.query, opts, hybrid)
 
     kept: list[Passage] = []
     for p in passages:
