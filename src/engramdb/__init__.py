@@ -41,6 +41,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if TYPE_CHECKING:
+    from engramdb.api import session
     from engramdb.api.datasets import list_datasets
     from engramdb.api.forget import forget
     from engramdb.api.graph import GraphSnapshot, get_graph, get_node
@@ -53,9 +54,14 @@ if TYPE_CHECKING:
         ForgetResult,
         RecallResponse,
         RememberResult,
+        ResponseAgentTraceEntry,
         ResponseGraphEntry,
         ResponseMarkerEntry,
+        ResponseQAEntry,
+        ResponseSessionContextEntry,
     )
+    from engramdb.sessions import entries as memory
+    from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
 
 __version__ = "0.1.0"
 
@@ -79,6 +85,19 @@ _LAZY = {
     "RememberResult": "engramdb.models.results",
     "ResponseGraphEntry": "engramdb.models.results",
     "ResponseMarkerEntry": "engramdb.models.results",
+    "ResponseQAEntry": "engramdb.models.results",
+    "ResponseAgentTraceEntry": "engramdb.models.results",
+    "ResponseSessionContextEntry": "engramdb.models.results",
+    "QAEntry": "engramdb.sessions.entries",
+    "TraceEntry": "engramdb.sessions.entries",
+    "FeedbackEntry": "engramdb.sessions.entries",
+}
+
+#: Public names that are modules: ``engramdb.session`` (session verbs) and ``engramdb.memory``
+#: (typed session entries, the reference's ``cognee.memory``).
+_LAZY_MODULES = {
+    "session": "engramdb.api.session",
+    "memory": "engramdb.sessions.entries",
 }
 
 __all__ = [
@@ -94,6 +113,7 @@ __all__ = [
     "EngramError",
     "EngramValidationError",
     "FeatureNotAvailableError",
+    "FeedbackEntry",
     "ForgetResult",
     "GraphSnapshot",
     "InvalidCodeQueryError",
@@ -106,15 +126,20 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "ProviderError",
+    "QAEntry",
     "RecallPreconditionError",
     "RecallResponse",
     "RememberResult",
+    "ResponseAgentTraceEntry",
     "ResponseGraphEntry",
     "ResponseMarkerEntry",
+    "ResponseQAEntry",
+    "ResponseSessionContextEntry",
     "SearchType",
     "StorageError",
     "TextChunker",
     "TextChunkerWithOverlap",
+    "TraceEntry",
     "UnauthenticatedError",
     "__version__",
     "config",
@@ -123,15 +148,21 @@ __all__ = [
     "get_node",
     "list_datasets",
     "load_skill",
+    "memory",
     "recall",
     "remember",
     "remember_skill",
     "remember_skills",
+    "session",
     "visualize_graph",
 ]
 
 
 def __getattr__(name: str) -> Any:
+    if name in _LAZY_MODULES:
+        loaded = importlib.import_module(_LAZY_MODULES[name])
+        globals()[name] = loaded
+        return loaded
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engramdb' has no attribute {name!r}")

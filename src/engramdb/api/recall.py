@@ -1,12 +1,21 @@
-"""recall(): retrieve (and, later, answer) from memory.
+"""recall(): retrieve (and answer) from memory and from the session.
 
 The whole keyword surface of the reference is accepted and validated here; search types that
 engramdb does not implement yet raise FeatureNotAvailableError naming the type.
+
+Lanes run in the order the scope expands to (see :mod:`engramdb.retrieval.scopes`). With a
+``session_id``: the session / trace / session_context lanes read the caller's own session
+(:mod:`engramdb.sessions.lanes`); the graph lane first lets AUTO_FEEDBACK analyse the message
+(:mod:`engramdb.sessions.feedback`), puts the conversation so far into completion prompts, and
+after it succeeded records the turn as a Q&A entry (:mod:`engramdb.sessions.recording`; a failed
+write is logged, never raised). ``only_context=True`` writes nothing to the session.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -25,15 +34,19 @@ from engramdb.errors import (
     RecallPreconditionError,
 )
 from engramdb.models.records import Dataset, User
-from engramdb.models.results import RecallResponse
+from engramdb.models.results import RecallResponse, ResponseQAEntry
 from engramdb.models.search_type import SearchType
 from engramdb.providers.embedding.base import Embedder
 from engramdb.providers.llm.base import LLM
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.dispatch import run_graph_lane
 from engramdb.retrieval.registry import retriever_for
-from engramdb.retrieval.router import resolve_search_type
-from engramdb.retrieval.scopes import expand_scope
+from engramdb.retrieval.router import RouteDecision, resolve_search_type
+from engramdb.retrieval.scopes import plan_scope
+from engramdb.sessions import lanes as session_lanes
+from engramdb.sessions.feedback import analyze_turn
+from engramdb.sessions.recording import load_history, record_recall_turn
+from engramdb.sessions.validation import validate_context_profile, validate_session_id
 from engramdb.validation import validate_top_k, validate_uuid
 
 __all__ = ["recall", "resolve_datasets"]
@@ -74,6 +87,10 @@ async def recall(
 ) -> list[RecallResponse]:
     """Query memory. See the reference's recall() documentation for every option.
 
+    With a ``session_id`` the session lanes read the caller's own session of that id, completion
+    prompts start with the conversation so far, and an answered turn is recorded as a Q&A entry
+    (see ``docs/sessions.md``).
+
     Raises RecallPreconditionError before anything was ever ingested, DatasetNotFoundError for
     dataset names that do not resolve, ValueError for an unknown scope, and
     EngramValidationError (a ValueError) for any other bad argument.
@@ -82,7 +99,15 @@ async def recall(
     query = _check_query(query_text, engine.settings.max_query_chars)
     top_k = validate_top_k(top_k)
     pinned = _check_query_type(query_type)
-    lanes = expand_scope(scope, session_id=session_id, explicit_type=pinned is not None)
+    if session_id is not None:
+        session_id = validate_session_id(session_id)
+    plan = plan_scope(
+        scope,
+        session_id=session_id,
+        explicit_type=pinned is not None,
+        dataset_scoped=datasets is not None or dataset_ids is not None,
+    )
+    lanes = plan.lanes
     _check_options(
         lanes=lanes,
         node_name=node_name,
@@ -106,62 +131,134 @@ async def recall(
         raise FeatureNotAvailableError(
             "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
         )
-    if "graph" not in lanes:
-        # The session, trace and session_context lanes read the session store, which engramdb
-        # does not have yet: they contribute nothing.
-        return []
+    graph: _GraphLane | None = None
+    if "graph" in lanes:
+        decision = resolve_search_type(
+            query,
+            query_type=pinned,
+            auto_route=auto_route,
+            llm_available=engine.settings.llm_configured,
+        )
+        search_type = decision.search_type
+        if search_type is SearchType.HYBRID_COMPLETION and (
+            wide_search_top_k is not None or triplet_distance_penalty is not None
+        ):
+            raise InvalidHybridSearchConfig(
+                "wide_search_top_k and triplet_distance_penalty apply to graph retrieval only, and "
+                "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
+                "SearchType.GRAPH_COMPLETION, or drop those options"
+            )
+        if node_name and not retriever_for(search_type).supports_node_name:
+            raise FeatureNotAvailableError(
+                f"node_name filters are not available for {search_type.value} yet; recall without "
+                "node_name"
+            )
+        targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+        config = dict(retriever_specific_config or {})
+        if response_model is not None:
+            config["response_model"] = response_model
+        model = config.get("response_model")
+        ctx = RetrievalContext(
+            store=engine.store,
+            embedder=_embedder_for_call(engine, embedding_config),
+            llm=_llm_for_call(engine, llm_config),
+            settings=engine.settings,
+            datasets=targets,
+            user=owner,
+        )
+        opts = RecallOptions(
+            query=query,
+            search_type=search_type,
+            top_k=top_k,
+            only_context=only_context,
+            system_prompt=_system_prompt(system_prompt, system_prompt_path),
+            node_name=node_name,
+            node_name_filter_operator=node_name_filter_operator,
+            wide_search_top_k=wide_search_top_k,
+            triplet_distance_penalty=triplet_distance_penalty,
+            feedback_influence=float(feedback_influence),
+            verbose=verbose,
+            retriever_specific_config=config,
+            response_model=model if isinstance(model, type) else None,
+            include_references=include_references,
+            session_id=session_id,
+        )
+        graph = _GraphLane(ctx=ctx, opts=opts, decision=decision)
 
-    decision = resolve_search_type(
-        query,
-        query_type=pinned,
-        auto_route=auto_route,
-        llm_available=engine.settings.llm_configured,
-    )
-    search_type = decision.search_type
-    if search_type is SearchType.HYBRID_COMPLETION and (
-        wide_search_top_k is not None or triplet_distance_penalty is not None
-    ):
-        raise InvalidHybridSearchConfig(
-            "wide_search_top_k and triplet_distance_penalty apply to graph retrieval only, and "
-            "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
-            "SearchType.GRAPH_COMPLETION, or drop those options"
+    store = engine.store
+    results: list[RecallResponse] = []
+    for lane in lanes:
+        if lane == "graph" and graph is not None:
+            if plan.short_circuit and any(isinstance(r, ResponseQAEntry) for r in results):
+                continue  # a session hit answers: the graph search is skipped
+            results.extend(await _run_graph_lane(owner, graph, lanes=lanes))
+        elif session_id is None:
+            continue  # session lanes read a session; without one they contribute nothing
+        elif lane == "session":
+            results.extend(
+                await session_lanes.search_session(store, owner, session_id, query, top_k)
+            )
+        elif lane == "trace":
+            results.extend(
+                await session_lanes.search_traces(store, owner, session_id, query, top_k)
+            )
+        elif lane == "session_context":
+            profile = validate_context_profile(context_profile)
+            results.extend(await session_lanes.session_context(store, owner, session_id, profile))
+    return results
+
+
+@dataclass(slots=True)
+class _GraphLane:
+    """What the graph lane runs with, validated before any lane runs."""
+
+    ctx: RetrievalContext
+    opts: RecallOptions
+    decision: RouteDecision
+
+
+async def _run_graph_lane(
+    owner: User, graph: _GraphLane, *, lanes: list[str]
+) -> list[RecallResponse]:
+    """The graph lane; with a session: turn analysis first, history in the prompt, and the turn
+    recorded after success (never with only_context)."""
+    ctx, opts = graph.ctx, graph.opts
+    session_id = opts.session_id
+    writes = session_id is not None and not opts.only_context
+    if session_id is not None:
+        if writes:
+            await analyze_turn(
+                ctx.store,
+                ctx.llm,
+                ctx.settings,
+                user=owner,
+                session_id=session_id,
+                message=opts.query,
+            )
+        history = await load_history(ctx.store, owner, session_id)
+        if history:
+            opts = dataclasses.replace(opts, history=history)
+    results = await run_graph_lane(ctx, opts, graph.decision, lanes=lanes)
+    if writes and session_id is not None:
+        await record_recall_turn(
+            ctx.store,
+            user=owner,
+            session_id=session_id,
+            question=opts.query,
+            results=results,
+            search_type=_reported_type(results, opts.search_type),
+            datasets=ctx.datasets,
         )
-    if node_name and not retriever_for(search_type).supports_node_name:
-        raise FeatureNotAvailableError(
-            f"node_name filters are not available for {search_type.value} yet; recall without "
-            "node_name"
-        )
-    targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
-    config = dict(retriever_specific_config or {})
-    if response_model is not None:
-        config["response_model"] = response_model
-    model = config.get("response_model")
-    ctx = RetrievalContext(
-        store=engine.store,
-        embedder=_embedder_for_call(engine, embedding_config),
-        llm=_llm_for_call(engine, llm_config),
-        settings=engine.settings,
-        datasets=targets,
-        user=owner,
-    )
-    opts = RecallOptions(
-        query=query,
-        search_type=search_type,
-        top_k=top_k,
-        only_context=only_context,
-        system_prompt=_system_prompt(system_prompt, system_prompt_path),
-        node_name=node_name,
-        node_name_filter_operator=node_name_filter_operator,
-        wide_search_top_k=wide_search_top_k,
-        triplet_distance_penalty=triplet_distance_penalty,
-        feedback_influence=float(feedback_influence),
-        verbose=verbose,
-        retriever_specific_config=config,
-        response_model=model if isinstance(model, type) else None,
-        include_references=include_references,
-        session_id=session_id,
-    )
-    return await run_graph_lane(ctx, opts, decision, lanes=lanes)
+    return results
+
+
+def _reported_type(results: list[RecallResponse], fallback: SearchType) -> str:
+    """The search type that answered (a routed type may have been retried as hybrid)."""
+    for result in results:
+        search_type = getattr(result, "search_type", None)
+        if isinstance(search_type, str) and getattr(result, "source", None) == "graph":
+            return search_type
+    return fallback.value
 
 
 def _check_query(query_text: object, max_chars: int) -> str:

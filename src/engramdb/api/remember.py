@@ -9,13 +9,32 @@ from pathlib import Path
 from typing import Any
 
 from engramdb.engine import Engine, get_engine
-from engramdb.errors import FeatureNotAvailableError
+from engramdb.errors import EngramValidationError
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_for, ingest_documents
 from engramdb.ingest.types import Chunker
 from engramdb.models.records import User
 from engramdb.models.results import RememberItem, RememberResult
+from engramdb.sessions.entries import (
+    MEMORY_ENTRY_TYPES,
+    FeedbackEntry,
+    MemoryEntry,
+    QAEntry,
+    TraceEntry,
+)
+from engramdb.sessions.validation import (
+    validate_feedback_score,
+    validate_feedback_text,
+    validate_session_id,
+)
+from engramdb.sessions.writes import (
+    check_feedback,
+    write_feedback,
+    write_note,
+    write_qa,
+    write_trace,
+)
 from engramdb.validation import (
     validate_dataset_name,
     validate_external_metadata,
@@ -23,7 +42,7 @@ from engramdb.validation import (
     validate_node_set,
 )
 
-__all__ = ["remember"]
+__all__ = ["remember", "remember_in_session"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +50,7 @@ RememberInput = str | Path | Sequence[str | Path]
 
 
 async def remember(
-    data: RememberInput,
+    data: RememberInput | MemoryEntry,
     dataset_name: str = "main_dataset",
     *,
     importance_weight: float = 0.5,
@@ -50,7 +69,22 @@ async def remember(
     stored weight. Each document is written in one transaction, so a crash never leaves half a
     document. With ``run_in_background=True`` the call returns at once with ``status="running"``;
     ``await result.wait()`` gives the finished result (or raises the run's error).
+
+    With ``session_id`` the data goes to that session of the user instead of the graph: each text
+    becomes a session note (``status="session_stored"``), and a typed entry (``QAEntry``,
+    ``TraceEntry``, ``FeedbackEntry``) is stored as what it is. See :mod:`engramdb.api.session`.
     """
+    if isinstance(data, QAEntry | TraceEntry | FeedbackEntry) or session_id is not None:
+        return await remember_in_session(
+            data,
+            dataset_name,
+            session_id=session_id,
+            importance_weight=importance_weight,
+            self_improvement=self_improvement,
+            node_set=node_set,
+            external_metadata=external_metadata,
+            user=user,
+        )
     return await remember_with_progress(
         data,
         dataset_name,
@@ -85,10 +119,17 @@ async def remember_with_progress(
     name = validate_dataset_name(dataset_name)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
-    if session_id is not None:
-        raise FeatureNotAvailableError(
-            "remember(session_id=...) stores session entries, which engramdb does not support "
-            "yet; call remember() without session_id"
+    if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
+        return await remember_in_session(
+            data,
+            dataset_name,
+            session_id=session_id,
+            importance_weight=importance_weight,
+            self_improvement=self_improvement,
+            node_set=node_set,
+            external_metadata=external_metadata,
+            user=user,
+            engine=engine,
         )
     eng = engine or get_engine()
     settings = eng.settings
@@ -132,3 +173,123 @@ async def remember_with_progress(
     )
     pending._task = task
     return pending
+
+
+async def remember_in_session(
+    data: RememberInput | MemoryEntry,
+    dataset_name: str = "main_dataset",
+    *,
+    session_id: str | None,
+    importance_weight: float = 0.5,
+    self_improvement: bool = True,
+    node_set: list[str] | None = None,
+    external_metadata: dict[str, Any] | None = None,
+    user: User | None = None,
+    engine: Engine | None = None,
+) -> RememberResult:
+    """remember() into a session: notes from texts, or one typed entry. Nothing enters the graph
+    (improve(session_ids=...) bridges sessions later); ``status`` is "session_stored"."""
+    validate_importance_weight(importance_weight)
+    name = validate_dataset_name(dataset_name)
+    validate_external_metadata(external_metadata)
+    validate_node_set(node_set)
+    if session_id is None:
+        raise EngramValidationError(
+            f"a {type(data).__name__} is a session entry: pass session_id=... to remember() "
+            "to say which session it belongs to"
+        )
+    sid = validate_session_id(session_id)
+    texts = _check_session_input(data)  # everything is checked before anything is written
+    eng = engine or get_engine()
+    owner = await eng.resolve_user(user)
+    dataset = await eng.store.get_or_create_dataset(owner.id, name)
+    result = RememberResult(
+        status="session_stored",
+        dataset_id=dataset.id,
+        dataset_name=dataset.name,
+        session_id=sid,
+        improve="not_available" if self_improvement and eng.settings.improve_auto_enabled else None,
+    )
+    if isinstance(data, QAEntry):
+        qa = await write_qa(
+            eng.store,
+            owner,
+            sid,
+            data.question,
+            data.answer,
+            context=data.context,
+            feedback_score=data.feedback_score,
+            feedback_text=data.feedback_text,
+            used_graph_element_ids=data.used_graph_element_ids,
+            dataset_ids=[dataset.id],
+        )
+        return _with_entries(result, "qa", [str(qa.id)])
+    if isinstance(data, TraceEntry):
+        step = await write_trace(
+            eng.store,
+            owner,
+            sid,
+            data.origin_function,
+            status=data.status,
+            method_params=data.method_params,
+            method_return_value=data.method_return_value,
+            error_message=data.error_message,
+            memory_query=data.memory_query,
+            memory_context=data.memory_context,
+            session_feedback=data.session_feedback,
+        )
+        return _with_entries(result, "trace", [str(step.id)])
+    if isinstance(data, FeedbackEntry):
+        await write_feedback(
+            eng.store, owner, sid, data.qa_id, data.feedback_score, data.feedback_text
+        )
+        return result.model_copy(update={"entry_type": "feedback", "entry_id": data.qa_id})
+    notes = [await write_note(eng.store, owner, sid, text, dataset.id) for text in texts]
+    return _with_entries(result, "qa", [str(n.id) for n in notes])
+
+
+def _with_entries(result: RememberResult, kind: str, ids: list[str]) -> RememberResult:
+    return result.model_copy(
+        update={
+            "entry_type": kind,
+            "entry_ids": ids,
+            "entry_id": ids[0] if len(ids) == 1 else None,
+        }
+    )
+
+
+def _check_session_input(data: object) -> list[str]:
+    """Validate a session write up front; the texts of a note write ([] for a typed entry)."""
+    if isinstance(data, QAEntry):
+        validate_feedback_score(data.feedback_score)
+        validate_feedback_text(data.feedback_text)
+        return []
+    if isinstance(data, FeedbackEntry):
+        check_feedback(data.qa_id, data.feedback_score, data.feedback_text)
+        return []
+    if isinstance(data, TraceEntry):
+        if not data.origin_function.strip():
+            raise EngramValidationError("TraceEntry.origin_function must name the function")
+        return []
+    return _session_texts(data)
+
+
+def _session_texts(data: object) -> list[str]:
+    """The texts of a session write: a string or a list of strings (files are refused)."""
+    items = [data] if isinstance(data, str | Path) else data
+    if not isinstance(items, Sequence) or not items:
+        raise EngramValidationError(
+            "remember(..., session_id=...) stores text: pass a string or a list of strings"
+        )
+    texts = []
+    for item in items:
+        if not isinstance(item, str):
+            raise EngramValidationError(
+                f"remember(..., session_id=...) stores text, got {type(item).__name__}; files "
+                "go into the graph: call remember() without session_id for them"
+            )
+        if item.strip():
+            texts.append(item)
+    if not texts:
+        raise EngramValidationError("remember(..., session_id=...) got only empty text")
+    return texts

@@ -34,6 +34,9 @@ DataDirOpt = Annotated[
         help="Data directory (default: ENGRAMDB_DATA_DIR or ~/.engramdb).",
     ),
 ]
+SessionOpt = Annotated[
+    str | None, typer.Option("--session", "-s", help="Session id (your conversation's name).")
+]
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
@@ -70,10 +73,12 @@ def remember(
     node_set: Annotated[
         list[str] | None, typer.Option("--node-set", help="Tag what this creates (repeatable).")
     ] = None,
+    session: SessionOpt = None,
     as_json: JsonOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
-    """Ingest texts, files or directories into a dataset."""
+    """Ingest texts, files or directories into a dataset (with --session: store the texts as
+    notes of that session instead)."""
     from engramdb.api.remember import remember_with_progress
 
     _configure(data_dir)
@@ -103,11 +108,15 @@ def remember(
                 dataset,
                 importance_weight=importance_weight,
                 node_set=node_set,
+                session_id=session,
                 progress=progress,
             )
         )
     if as_json:
         _dump(result.model_dump(mode="json"))
+        return
+    if result.status == "session_stored":
+        typer.echo(f"session_stored: {len(result.entry_ids)} note(s) in session {session!r}")
         return
     c = result.counts
     typer.echo(
@@ -128,14 +137,16 @@ def recall(
         list[str] | None, typer.Option("--dataset", "-d", help="Dataset name (repeatable).")
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results.")] = 5,
+    session: SessionOpt = None,
     as_json: JsonOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
-    """Search memory and print what was found, best first."""
+    """Search memory and print what was found, best first (with --session: also the session's
+    history, and the turn is recorded in it)."""
     from engramdb.api.recall import recall as do_recall
 
     _configure(data_dir)
-    results = _run(do_recall(query, query_type, datasets=dataset, top_k=top_k))
+    results = _run(do_recall(query, query_type, datasets=dataset, top_k=top_k, session_id=session))
     if as_json:
         _dump([r.model_dump(mode="json") for r in results])
         return
@@ -147,8 +158,11 @@ def recall(
         meta = getattr(r, "metadata", {}) or {}
         if meta.get("document_name"):
             head += f"  {meta['document_name']}#{meta.get('chunk_index', 0)}"
+        if r.source == "session":
+            head += f"  session turn {r.qa_id}"
+        text = getattr(r, "text", None) or getattr(r, "answer", "") or getattr(r, "context", "")
         typer.echo(head)
-        typer.echo("    " + getattr(r, "text", "").replace("\n", "\n    "))
+        typer.echo("    " + str(text).replace("\n", "\n    "))
 
 
 @app.command()
@@ -230,6 +244,89 @@ def visualize(
 
     _configure(data_dir)
     typer.echo(_run(visualize_graph(output, datasets=dataset)))
+
+
+sessions_app = typer.Typer(
+    name="session",
+    help="Show, rate and delete session entries (conversations recorded by recall --session).",
+    no_args_is_help=True,
+)
+app.add_typer(sessions_app, name="session")
+
+
+@sessions_app.command("list")
+def session_list(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
+    """List your sessions, most recently active first."""
+    from engramdb.api import session as session_api
+
+    _configure(data_dir)
+    found = _run(session_api.list_sessions())
+    if as_json:
+        _dump([s.model_dump(mode="json") for s in found])
+        return
+    if not found:
+        typer.echo("no sessions yet: run 'engramdb recall \"a question\" --session chat-1'")
+    for s in found:
+        typer.echo(f"{s.session_id}\t{s.updated_at:%Y-%m-%d %H:%M}")
+
+
+@sessions_app.command("show")
+def session_show(
+    session_id: Annotated[str, typer.Argument(help="The session id.")],
+    last_n: Annotated[
+        int | None, typer.Option("--last", "-n", help="Only the latest N entries.")
+    ] = None,
+    as_json: JsonOpt = False,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Print a session's Q&A entries, oldest first, with their qa_id and rating."""
+    from engramdb.api import session as session_api
+
+    _configure(data_dir)
+    entries = _run(session_api.get_session(session_id, last_n))
+    if as_json:
+        _dump([e.model_dump(mode="json") for e in entries])
+        return
+    if not entries:
+        typer.echo(f"session {session_id!r} has no entries")
+    for e in entries:
+        rating = "-" if e.feedback_score is None else str(e.feedback_score)
+        typer.echo(f"{e.qa_id}  {e.time}  rating={rating}")
+        if e.question:
+            typer.echo(f"    Q: {e.question}")
+        if e.answer:
+            typer.echo("    A: " + e.answer.replace("\n", "\n       "))
+
+
+@sessions_app.command("feedback")
+def session_feedback(
+    session_id: Annotated[str, typer.Argument(help="The session id.")],
+    qa_id: Annotated[str, typer.Argument(help="The entry's qa_id (see 'session show').")],
+    score: Annotated[
+        int | None, typer.Option("--score", help="Rating 1..5 (3 is neutral).")
+    ] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Feedback in words.")] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Rate an answer of a session from 1 (bad) to 5 (good)."""
+    from engramdb.api import session as session_api
+
+    _configure(data_dir)
+    _run(session_api.add_feedback(session_id, qa_id, feedback_score=score, feedback_text=text))
+    typer.echo("feedback saved")
+
+
+@sessions_app.command("delete")
+def session_delete(
+    session_id: Annotated[str, typer.Argument(help="The session id.")],
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Delete a session with every entry in it."""
+    from engramdb.api import session as session_api
+
+    _configure(data_dir)
+    deleted = _run(session_api.delete_session(session_id))
+    typer.echo("deleted" if deleted else f"no session {session_id!r}")
 
 
 def main() -> None:

@@ -43,7 +43,8 @@ class RememberResult(BaseModel):
     ``await result.wait()`` (or ``await result``) returns the finished result.
     """
 
-    status: Literal["completed", "running", "errored"]
+    #: "session_stored": ``remember(..., session_id=...)`` wrote session entries, not the graph.
+    status: Literal["completed", "running", "errored", "session_stored"]
     dataset_id: UUID
     dataset_name: str
     run_id: UUID | None = None
@@ -57,6 +58,12 @@ class RememberResult(BaseModel):
     improve: str | None = None
     error_class: str | None = None
     error_message: str | None = None
+    #: Session writes: the session, and for one typed entry its kind ("qa", "trace",
+    #: "feedback") and id (the qa_id / trace_id; the rated qa_id for feedback).
+    session_id: str | None = None
+    entry_type: str | None = None
+    entry_id: str | None = None
+    entry_ids: list[str] = Field(default_factory=list)
 
     _task: asyncio.Task[RememberResult] | None = PrivateAttr(default=None)
 
@@ -114,12 +121,19 @@ class ResponseQAEntry(_Entry):
 
 
 class ResponseAgentTraceEntry(_Entry):
+    """One recorded agent step (the reference's session agent-trace fields)."""
+
     source: Literal["trace"] = "trace"
+    trace_id: str
     time: str
-    function_name: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    return_value: Any = None
-    error_message: str | None = None
+    origin_function: str
+    status: str = "success"
+    memory_query: str = ""
+    memory_context: str = ""
+    method_params: dict[str, Any] = Field(default_factory=dict)
+    method_return_value: Any = None
+    error_message: str = ""
+    session_feedback: str = ""
 
 
 class ResponseSessionContextEntry(_Entry):

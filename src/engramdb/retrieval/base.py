@@ -47,6 +47,8 @@ class RecallOptions:
     response_model: type[BaseModel] | None = None
     include_references: bool = False
     session_id: str | None = None
+    #: The session's conversation so far, rendered; completion prompts put it first.
+    history: str = ""
 
     @property
     def use_importance_weight(self) -> bool:

@@ -10,10 +10,13 @@ placed there) and calls :func:`complete`, which handles the rest uniformly:
 * ``response_model`` → validated structured output in ``.structured`` (and JSON in ``.text``).
 * ``include_references=True`` → a deterministic ``Evidence:`` block appended to the answer,
   and ``metadata["evidence"]`` for the types whose table row says so (RAG and graph family).
+* a recall with a ``session_id`` → the session's conversation so far (``opts.history``) leads
+  the user prompt, also in the ``only_context`` prompt.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -146,6 +149,8 @@ async def complete(
     """The answer (or, with only_context, the prompt) for a completion search type."""
     search_type = opts.search_type
     system = opts.system_prompt or DEFAULT_SYSTEM_PROMPTS.get(search_type, _BASE_SYSTEM)
+    if opts.history and not built.history:
+        built = dataclasses.replace(built, history=opts.history)
     if not built.text.strip():
         if opts.only_context:
             return []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["KNOWN_SCOPES", "expand_scope"]
+__all__ = ["KNOWN_SCOPES", "ScopePlan", "expand_scope", "plan_scope"]
 
 KNOWN_SCOPES = (
     "graph",
@@ -19,6 +20,33 @@ KNOWN_SCOPES = (
     "code",
 )
 _ALIASES = {"graph_context": "graph"}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopePlan:
+    """The lanes a recall runs, in order, and whether a session hit skips the graph lane."""
+
+    lanes: list[str]
+    #: True for "session_first", and for "auto" with a session_id but no datasets, dataset_ids
+    #: or query_type: the graph lane runs only when the session lane found nothing.
+    short_circuit: bool = False
+
+
+def plan_scope(
+    scope: str | Sequence[str] | None,
+    *,
+    session_id: str | None,
+    explicit_type: bool,
+    dataset_scoped: bool,
+) -> ScopePlan:
+    """:func:`expand_scope` plus the session short-circuit rule of the reference."""
+    lanes = expand_scope(scope, session_id=session_id, explicit_type=explicit_type)
+    names = [scope] if isinstance(scope, str) else list(scope or ["auto"])
+    auto_fallthrough = (
+        names == ["auto"] and session_id is not None and not explicit_type and not dataset_scoped
+    )
+    first = "session_first" in names or auto_fallthrough
+    return ScopePlan(lanes=lanes, short_circuit=first and "session" in lanes and "graph" in lanes)
 
 
 def expand_scope(

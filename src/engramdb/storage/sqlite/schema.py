@@ -185,7 +185,96 @@ _V3_VOCAB = Migration(
     ("CREATE VIRTUAL TABLE lexical_vocab USING fts5vocab(lexical_fts, 'row')",),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE, _V3_VOCAB)
+_V4_SESSIONS = Migration(
+    4,
+    "session store: sessions, Q&A entries, agent traces, guidance entries, consumer marks",
+    (
+        # Sessions are per user: the same session_id under two users is two sessions. Entry
+        # ``seq`` values are AUTOINCREMENT so a deleted entry's number is never handed out again
+        # (consumers may keep watermarks).
+        """CREATE TABLE sessions (
+            user_id TEXT NOT NULL REFERENCES users(id),
+            session_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE session_qa (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            question TEXT NOT NULL,
+            context TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            search_type TEXT,
+            used_node_ids TEXT NOT NULL DEFAULT '[]',
+            used_edge_ids TEXT NOT NULL DEFAULT '[]',
+            feedback_score INTEGER,
+            feedback_text TEXT,
+            feedback_source TEXT,
+            feedback_at TEXT,
+            rating_rev INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id)
+        )""",
+        "CREATE INDEX session_qa_by_session ON session_qa(user_id, session_id, seq)",
+        # The datasets an answer came from, filterable; no foreign key: a conversation outlives
+        # a forgotten dataset.
+        """CREATE TABLE session_qa_datasets (
+            qa_id TEXT NOT NULL REFERENCES session_qa(id),
+            dataset_id TEXT NOT NULL,
+            PRIMARY KEY (qa_id, dataset_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX session_qa_datasets_by_dataset ON session_qa_datasets(dataset_id, qa_id)",
+        """CREATE TABLE session_traces (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            origin_function TEXT NOT NULL,
+            status TEXT NOT NULL,
+            memory_query TEXT NOT NULL DEFAULT '',
+            memory_context TEXT NOT NULL DEFAULT '',
+            method_params TEXT NOT NULL DEFAULT '{}',
+            method_return_value TEXT NOT NULL DEFAULT 'null',
+            error_message TEXT NOT NULL DEFAULT '',
+            session_feedback TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id)
+        )""",
+        "CREATE INDEX session_traces_by_session ON session_traces(user_id, session_id, seq)",
+        """CREATE TABLE session_context (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            context_profile TEXT NOT NULL,
+            section TEXT NOT NULL,
+            content TEXT NOT NULL,
+            normalized_content TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            source_ids TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            FOREIGN KEY (user_id, session_id) REFERENCES sessions(user_id, session_id),
+            UNIQUE (user_id, session_id, context_profile, section, normalized_content)
+        )""",
+        # What each consumer (an improve stage) already processed; for a Q&A rating, at which
+        # revision. Deleted with the entry (no foreign key: the entry table depends on kind).
+        """CREATE TABLE session_marks (
+            kind TEXT NOT NULL,
+            entry_id TEXT NOT NULL,
+            consumer TEXT NOT NULL,
+            rating_rev INTEGER NOT NULL DEFAULT 0,
+            marked_at TEXT NOT NULL,
+            PRIMARY KEY (kind, entry_id, consumer)
+        ) WITHOUT ROWID""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE, _V3_VOCAB, _V4_SESSIONS)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

@@ -10,6 +10,7 @@ unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside
 * :mod:`.documents` — write/delete documents; :mod:`.graph` — graph reads and BM25;
 * :mod:`.vector_cache` — in-memory exact vector search kept coherent across processes;
 * :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
+* :mod:`.sessions` — the session store (Q&A entries, feedback, marks, traces, guidance).
 
 Nothing happens on construction: the file is opened on first use, and created only by
 :meth:`SqliteStore.setup`.
@@ -39,6 +40,15 @@ from engramdb.models.records import (
     User,
     utcnow,
 )
+from engramdb.models.sessions import (
+    ContextProfile,
+    ContextRecord,
+    EntryMark,
+    FeedbackSource,
+    QARecord,
+    SessionRecord,
+    TraceRecord,
+)
 from engramdb.storage.base import (
     DeleteReport,
     DocumentWrite,
@@ -49,6 +59,7 @@ from engramdb.storage.base import (
     Subgraph,
 )
 from engramdb.storage.sqlite import documents, graph, maintenance, records
+from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.rows import to_json, to_time
@@ -364,3 +375,162 @@ class SqliteStore(Store):
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._read(maintenance.check_integrity)
         return IntegrityReport(violations=violations)
+
+    # --- sessions (see :mod:`.sessions`) ----------------------------------------------------------
+
+    async def add_qa_entry(self, entry: QARecord) -> QARecord:
+        return await self._write(partial(session_sql.add_qa_entry, entry=entry))
+
+    async def get_qa_entry(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord | None:
+        return await self._read(
+            partial(session_sql.get_qa_entry, user_id=user_id, session_id=session_id, qa_id=qa_id)
+        )
+
+    async def list_qa_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+        unmarked_by: str | None = None,
+        last_n: int | None = None,
+    ) -> list[QARecord]:
+        return await self._read(
+            partial(
+                session_sql.list_qa_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+                unmarked_by=unmarked_by,
+                last_n=last_n,
+            )
+        )
+
+    async def count_qa_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+        unmarked_by: str | None = None,
+    ) -> int:
+        return await self._read(
+            partial(
+                session_sql.count_qa_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+                unmarked_by=unmarked_by,
+            )
+        )
+
+    async def set_qa_feedback(
+        self,
+        user_id: UUID,
+        session_id: str,
+        qa_id: UUID,
+        *,
+        score: int | None,
+        text: str | None,
+        source: FeedbackSource,
+    ) -> QARecord:
+        return await self._write(
+            partial(
+                session_sql.set_qa_feedback,
+                user_id=user_id,
+                session_id=session_id,
+                qa_id=qa_id,
+                score=score,
+                text=text,
+                source=source,
+            )
+        )
+
+    async def clear_qa_feedback(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
+        return await self._write(
+            partial(
+                session_sql.clear_qa_feedback, user_id=user_id, session_id=session_id, qa_id=qa_id
+            )
+        )
+
+    async def list_pending_ratings(
+        self,
+        user_id: UUID,
+        consumer: str,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+    ) -> list[QARecord]:
+        return await self._read(
+            partial(
+                session_sql.list_pending_ratings,
+                user_id=user_id,
+                consumer=consumer,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+            )
+        )
+
+    async def mark_session_entries(
+        self, consumer: str, marks: Sequence[EntryMark]
+    ) -> list[EntryMark]:
+        if not marks:
+            return []
+        return await self._write(
+            partial(session_sql.mark_entries, consumer=consumer, marks=list(marks))
+        )
+
+    async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
+        return await self._write(partial(session_sql.add_trace_entry, entry=entry))
+
+    async def list_trace_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        unmarked_by: str | None = None,
+        last_n: int | None = None,
+    ) -> list[TraceRecord]:
+        return await self._read(
+            partial(
+                session_sql.list_trace_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                unmarked_by=unmarked_by,
+                last_n=last_n,
+            )
+        )
+
+    async def add_context_entry(self, entry: ContextRecord) -> tuple[ContextRecord, bool]:
+        return await self._write(partial(session_sql.add_context_entry, entry=entry))
+
+    async def list_context_entries(
+        self,
+        user_id: UUID,
+        session_id: str,
+        *,
+        context_profile: ContextProfile | None = None,
+        unmarked_by: str | None = None,
+    ) -> list[ContextRecord]:
+        return await self._read(
+            partial(
+                session_sql.list_context_entries,
+                user_id=user_id,
+                session_id=session_id,
+                context_profile=context_profile,
+                unmarked_by=unmarked_by,
+            )
+        )
+
+    async def get_session(self, user_id: UUID, session_id: str) -> SessionRecord | None:
+        return await self._read(
+            partial(session_sql.get_session, user_id=user_id, session_id=session_id)
+        )
+
+    async def list_sessions(self, user_id: UUID) -> list[SessionRecord]:
+        return await self._read(partial(session_sql.list_sessions, user_id=user_id))
+
+    async def delete_session(self, user_id: UUID, session_id: str) -> bool:
+        return await self._write(
+            partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
+        )
