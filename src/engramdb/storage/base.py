@@ -26,7 +26,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 import numpy as np
@@ -255,8 +255,10 @@ class Store(ABC):
     # --- reads ----------
 
     @abstractmethod
-    async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
-        """Nodes by id, in the order asked; unknown ids are left out."""
+    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
+        """Nodes by id, in the order asked; unknown ids are left out. ``provenance=False``
+        leaves ``data_ids`` empty: a hot read path that never looks at it is spared an entity's
+        whole source list (a name mentioned in 1,000 documents carries 1,000 ids)."""
 
     @abstractmethod
     async def list_nodes(
@@ -278,6 +280,40 @@ class Store(ABC):
         """Nodes reachable from ``node_ids`` within ``depth`` hops (either direction), with the
         edges between them; at most ``limit`` nodes. Uses an indexed recursive query; never loads
         the whole graph."""
+
+    @abstractmethod
+    async def incident_edges(
+        self,
+        node_ids: Sequence[UUID],
+        *,
+        direction: Literal["out", "in"],
+        relations: Sequence[str] | None = None,
+        exclude_relations: Sequence[str] = (),
+        limit_per_node: int = 50,
+        provenance: bool = True,
+    ) -> list[Edge]:
+        """For each of ``node_ids`` (duplicates once), at most ``limit_per_node`` of its edges:
+        outgoing (the node is the source) for ``direction="out"``, incoming for ``"in"``; only
+        relations in ``relations`` when given, never those in ``exclude_relations``. Edges come
+        grouped by node, in the order the nodes were given; within a node, and which ones are
+        kept when more match, is the backend's index order (stable while the store is unchanged).
+        Each node costs one indexed lookup: a hub's other edges are never loaded, so reading the
+        facts of an entity named in 100k chunks costs what reading a rare one does.
+        ``limit_per_node`` <= 0, ``relations=[]`` or no ids: []. ``provenance=False`` leaves
+        each edge's ``data_ids`` empty (see :meth:`get_nodes`)."""
+
+    @abstractmethod
+    async def edges_between(
+        self,
+        pairs: Sequence[tuple[UUID, UUID]],
+        *,
+        exclude_relations: Sequence[str] = (),
+        provenance: bool = True,
+    ) -> list[Edge]:
+        """Every edge from ``a`` to ``b`` for each ``(a, b)`` in ``pairs`` (one direction: give
+        both orders for either), relations in ``exclude_relations`` left out; each edge once, in
+        insertion order. One indexed probe per pair, whatever the endpoints' degrees.
+        ``provenance=False`` leaves ``data_ids`` empty (see :meth:`get_nodes`)."""
 
     @abstractmethod
     async def vector_search(

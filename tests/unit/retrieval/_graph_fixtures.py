@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 import engramdb
@@ -139,9 +139,9 @@ class CountingStore(SqliteStore):
     def _count(self, name: str) -> None:
         self.reads.calls[name] = self.reads.calls.get(name, 0) + 1
 
-    async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
+    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
         self._count("get_nodes")
-        nodes = await super().get_nodes(node_ids)
+        nodes = await super().get_nodes(node_ids, provenance=provenance)
         self.reads.nodes += len(nodes)
         return nodes
 
@@ -153,6 +153,42 @@ class CountingStore(SqliteStore):
         self.reads.nodes += len(sub.nodes)
         self.reads.edges += len(sub.edges)
         return sub
+
+    async def incident_edges(
+        self,
+        node_ids: Sequence[UUID],
+        *,
+        direction: Literal["out", "in"],
+        relations: Sequence[str] | None = None,
+        exclude_relations: Sequence[str] = (),
+        limit_per_node: int = 50,
+        provenance: bool = True,
+    ) -> list[Edge]:
+        self._count("incident_edges")
+        edges = await super().incident_edges(
+            node_ids,
+            direction=direction,
+            relations=relations,
+            exclude_relations=exclude_relations,
+            limit_per_node=limit_per_node,
+            provenance=provenance,
+        )
+        self.reads.edges += len(edges)
+        return edges
+
+    async def edges_between(
+        self,
+        pairs: Sequence[tuple[UUID, UUID]],
+        *,
+        exclude_relations: Sequence[str] = (),
+        provenance: bool = True,
+    ) -> list[Edge]:
+        self._count("edges_between")
+        edges = await super().edges_between(
+            pairs, exclude_relations=exclude_relations, provenance=provenance
+        )
+        self.reads.edges += len(edges)
+        return edges
 
     async def list_nodes(
         self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000

@@ -71,8 +71,8 @@ def test_neighbourhood_walk_uses_both_edge_indexes(db_path: Path) -> None:
             str(row[3])
             for row in conn.execute("EXPLAIN QUERY PLAN " + neighbourhood_sql(), ("[]", 1, 1, 9, 9))
         )
-    assert "USING INDEX edges_by_source" in plan
-    assert "USING INDEX edges_by_target" in plan
+    assert "INDEX edges_by_source_target (source_id=?)" in plan
+    assert "INDEX edges_by_target_relation (target_id=?)" in plan
     assert "SCAN e" not in plan
 
 

@@ -4,18 +4,21 @@ A query is embedded once and searched in the ``entities``, ``summaries`` and ``c
 collections (``wide_search_top_k`` candidates each, default 100). The hits are projected onto
 *triplets* (node —edge→ node) with a bounded number of store calls, never the whole graph:
 
-1. three vector searches (concurrently);
+1. three vector searches (concurrently; a fourth, full-text, when passages are wanted);
 2. one ``get_nodes`` for the summary hits, to learn which chunk each one summarizes;
-3. one ``neighbourhood(depth=1)`` walk around the best chunk hits (``max(20, 2 * top_k)`` of
-   them, by the better of chunk and summary distance): the entities each chunk contains and the
-   relations among them;
-4. one walk around the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
-   their relations and the chunks that contain them. Skipped when every one was reached.
+3. a projection of the best chunk hits (``max(20, 2 * top_k)`` of them, by the better of chunk
+   and summary distance): the entities each contains (``incident_edges``) and the facts among
+   the entities of one chunk (``edges_between``, one index probe per pair), then one
+   ``get_nodes``;
+4. a projection of the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
+   their facts either way and a few chunks naming them (``incident_edges``), then one
+   ``get_nodes``. Skipped when every one was reached.
 
-Every walk is capped at :data:`NODES_PER_SEED` nodes per seed, so a hub entity named in
-thousands of chunks cannot pull in an unbounded part of the graph. Every hit of the wide pool,
-walked or not, lends its distance to whatever element of a projected triplet it matches: the
-pool sets the distances, the best seeds set the candidates.
+Every read is capped per seed (:data:`NODES_PER_SEED` entities per chunk, half that many facts
+per entity and direction, :data:`CHUNKS_PER_ENTITY` chunks per entity), and none follows a
+node's whole fan-out, so a hub entity named in 100k chunks costs what a rare one does. Every hit
+of the wide pool, projected or not, lends its distance to whatever element of a projected
+triplet it matches: the pool sets the distances, the best seeds set the candidates.
 
 **Distance of a triplet.** Each of its three elements gets a distance: an endpoint its own
 vector-hit distance; the edge the distance of the chunk that asserts it (``properties["chunk_id"]``,
@@ -61,6 +64,7 @@ from engramdb.retrieval.retrievers.chunks import NodeSetFilter
 from engramdb.storage.base import ScoredId, Subgraph
 
 __all__ = [
+    "CHUNKS_PER_ENTITY",
     "DEFAULT_TRIPLET_DISTANCE_PENALTY",
     "DEFAULT_WIDE_SEARCH_TOP_K",
     "ENTITY_SEEDS",
@@ -75,12 +79,14 @@ __all__ = [
 
 DEFAULT_WIDE_SEARCH_TOP_K = 100
 DEFAULT_TRIPLET_DISTANCE_PENALTY = 3.5
-#: Neighbourhood budget per seed node; bounds what one query may read from a dense graph.
+#: Read budget per seed node; bounds what one query may read from a dense graph.
 NODES_PER_SEED = 40
-#: The best chunk hits whose neighbourhood is walked: ``max(this, 2 * top_k)`` of them.
+#: The best chunk hits projected onto the graph: ``max(this, 2 * top_k)`` of them.
 MIN_PROJECTED_SEEDS = 20
 #: The best entity hits walked when the chunk walk did not reach them.
 ENTITY_SEEDS = 10
+#: Chunks naming an entity read with its facts (for facts that record no chunk of their own).
+CHUNKS_PER_ENTITY = 5
 
 Vector = npt.NDArray[np.float32]
 
@@ -125,7 +131,7 @@ class GraphView:
     entity_hits: list[UUID] = field(default_factory=list)
     nodes: dict[UUID, Node] = field(default_factory=dict)
     edges: dict[UUID, Edge] = field(default_factory=dict)
-    #: Nodes whose one-hop neighbourhood is loaded.
+    #: Seeds whose facts are loaded.
     expanded: set[UUID] = field(default_factory=set)
     #: Full-text (BM25) chunk hits, best first, when the search asked for them.
     lexical_hits: list[UUID] = field(default_factory=list)
@@ -222,7 +228,8 @@ class TripletSearch:
         )
         if node_filter is not None:  # node_name: only tagged nodes are candidates
             hits = [*entity_hits, *chunk_hits, *lexical_hits]
-            tagged = await store.get_nodes(list(dict.fromkeys(h.node_id for h in hits)))
+            wanted = list(dict.fromkeys(h.node_id for h in hits))
+            tagged = await store.get_nodes(wanted, provenance=False)
             keep = {n.id for n in tagged if node_filter.matches(n)}
             entity_hits = [h for h in entity_hits if h.node_id in keep][: self.wide_top_k]
             chunk_hits = [h for h in chunk_hits if h.node_id in keep][: self.wide_top_k]
@@ -242,26 +249,69 @@ class TripletSearch:
         entity_ids = set(view.entity_hits)
         chunks = [i for i in view.distance if i not in entity_ids]
         chunks = rank_by_distance(chunks, key=view.distance.get)[: self.projected]
-        await self._walk(view, chunks)
-        # Entity hits the chunk walk did not reach: their facts live in chunks that were not
-        # hits, so they are walked separately (the best few only).
+        await self._project_chunks(view, chunks)
+        # Entity hits the chunk projection did not reach: their facts live in chunks that were
+        # not hits, so they are read separately (the best few only).
         unreached = [e for e in view.entity_hits if e not in view.nodes][:ENTITY_SEEDS]
-        await self._walk(view, unreached)
+        await self._project_entities(view, unreached)
         return view
 
     async def extend(self, view: GraphView, entity_ids: list[UUID]) -> None:
-        """Load the one-hop neighbourhood of ``entity_ids`` not loaded yet (context extension)."""
-        await self._walk(view, [i for i in entity_ids if i not in view.expanded])
+        """Load the facts around ``entity_ids`` not loaded yet (context extension)."""
+        await self._project_entities(view, [i for i in entity_ids if i not in view.expanded])
 
-    async def _walk(self, view: GraphView, seeds: list[UUID]) -> None:
-        """One ``neighbourhood(depth=1)`` call around ``seeds``, capped at
-        :data:`NODES_PER_SEED` nodes per seed (a chunk's fan-out is small: its document,
-        summary and entities; a hub entity's is not, and the cap bounds it)."""
-        if not seeds:
+    async def _project_chunks(self, view: GraphView, chunk_ids: list[UUID]) -> None:
+        """The entities each chunk contains (at most :data:`NODES_PER_SEED`) and the facts
+        among the entities of one chunk: one ``incident_edges`` read, one ``edges_between``
+        probe per entity pair of a chunk, one ``get_nodes``. A hub entity's thousands of other
+        edges are never read."""
+        if not chunk_ids:
             return
-        sub = await self.ctx.store.neighbourhood(seeds, depth=1, limit=NODES_PER_SEED * len(seeds))
-        view.merge(sub, self._allowed)
-        view.expanded.update(seeds)
+        store = self.ctx.store
+        contains = await store.incident_edges(
+            chunk_ids,
+            direction="out",
+            relations=["contains"],
+            limit_per_node=NODES_PER_SEED,
+            provenance=False,
+        )
+        named: dict[UUID, list[UUID]] = {}
+        for e in contains:
+            named.setdefault(e.source_id, []).append(e.target_id)
+        pairs = [(a, b) for group in named.values() for a in group for b in group if a != b]
+        facts = await store.edges_between(
+            pairs, exclude_relations=sorted(_STRUCTURAL_RELATIONS), provenance=False
+        )
+        wanted = [*chunk_ids, *(e.target_id for e in contains)]
+        await self._load(view, wanted, [*contains, *facts])
+        view.expanded.update(chunk_ids)
+
+    async def _project_entities(self, view: GraphView, entity_ids: list[UUID]) -> None:
+        """Each entity's facts in either direction (at most :data:`NODES_PER_SEED` / 2 each way)
+        and a few chunks naming it, with their endpoints: three ``incident_edges`` reads and one
+        ``get_nodes``, bounded per entity however many chunks name it."""
+        if not entity_ids:
+            return
+        store = self.ctx.store
+        structural = sorted(_STRUCTURAL_RELATIONS)
+        per_side = max(1, NODES_PER_SEED // 2)
+        read = functools.partial(store.incident_edges, entity_ids, provenance=False)
+        outgoing, incoming, named_in = await asyncio.gather(
+            read(direction="out", exclude_relations=structural, limit_per_node=per_side),
+            read(direction="in", exclude_relations=structural, limit_per_node=per_side),
+            read(direction="in", relations=["contains"], limit_per_node=CHUNKS_PER_ENTITY),
+        )
+        edges = [*outgoing, *incoming, *named_in]
+        wanted = [*entity_ids, *(n for e in edges for n in (e.source_id, e.target_id))]
+        await self._load(view, wanted, edges)
+        view.expanded.update(entity_ids)
+
+    async def _load(self, view: GraphView, node_ids: list[UUID], edges: list[Edge]) -> None:
+        """Add ``edges`` and the nodes of ``node_ids`` not in the view yet (one ``get_nodes``),
+        keeping only what lies in the recall's datasets."""
+        missing = [i for i in dict.fromkeys(node_ids) if i not in view.nodes]
+        nodes = await self.ctx.store.get_nodes(missing, provenance=False) if missing else []
+        view.merge(Subgraph(nodes=nodes, edges=edges), self._allowed)
 
     def triplets(self, view: GraphView, top_k: int | None = None) -> list[Triplet]:
         """Ranked triplets of ``view``: relation facts first, then (when fewer than ``top_k``)

@@ -34,13 +34,16 @@ lane adds 0.6 / 0.4; dense scoring of each passage would add 2 / 1 more but need
 embedded, which at query time costs far more than the latency budget (see the bench notes).
 
 Per-query work is bounded whatever the store size: one query embedding, four searches with a
-fixed ``top_k``, one bounded neighbourhood read per entity hit, one node read for at most
-``expand_chunks`` chunks; passage scoring touches only the paragraphs of those chunks.
+fixed ``top_k``, three ``incident_edges`` reads for all entity hits together (capped per
+entity, so a hub named in every chunk costs what a rare name does) and one node read for their
+facts' endpoints, one node read for at most ``expand_chunks`` chunks; passage scoring touches
+only the paragraphs of those chunks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -91,6 +94,8 @@ __all__ = [
 
 #: Relations that shape the graph rather than state a fact; never rendered as fact lines.
 _STRUCTURAL_RELATIONS = frozenset({"contains", "is_a", "is_part_of", "summarizes"})
+#: Facts read per hit entity and direction for the fact lines.
+_FACTS_PER_ENTITY = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,33 +284,34 @@ async def _entity_lane(
     if not hits:
         return [], []
     similarity = {h.node_id: 1.0 - h.score for h in hits}
-    # One bounded walk per entity: enough rows to see whether it is specific (at most
-    # entity_max_chunks chunks), plus its type and a few related entities.
-    limit = config.entity_max_chunks + 24
-    walks = [await ctx.store.neighbourhood([h.node_id], depth=1, limit=limit) for h in hits]
+    ids = list(dict.fromkeys(h.node_id for h in hits))
+    structural = sorted(_STRUCTURAL_RELATIONS)
+    read = functools.partial(ctx.store.incident_edges, ids, provenance=False)
+    # Per entity: enough containing chunks to tell whether it is specific (one more than
+    # entity_max_chunks), and a few facts each way; never a hub's whole fan-out.
+    contained, outgoing, incoming = await asyncio.gather(
+        read(direction="in", relations=["contains"], limit_per_node=config.entity_max_chunks + 1),
+        read(direction="out", exclude_relations=structural, limit_per_node=_FACTS_PER_ENTITY),
+        read(direction="in", exclude_relations=structural, limit_per_node=_FACTS_PER_ENTITY),
+    )
+    contained_by: dict[UUID, list[UUID]] = {}
+    for edge in contained:
+        contained_by.setdefault(edge.target_id, []).append(edge.source_id)
     chunks: list[UUID] = []
-    names: dict[UUID, str] = {}
+    for entity_id in ids:
+        found_in = contained_by.get(entity_id, [])
+        if 0 < len(found_in) <= config.entity_max_chunks:
+            chunks.extend(found_in)
+    facts = [*outgoing, *incoming]
+    endpoints = list(dict.fromkeys(n for e in facts for n in (e.source_id, e.target_id)))
+    nodes = await ctx.store.get_nodes(endpoints, provenance=False) if endpoints else []
+    names = {n.id: n.name for n in nodes if n.type == NodeType.ENTITY}
     found: dict[tuple[UUID, str, UUID], tuple[float, str]] = {}
-    for hit, walk in zip(hits, walks, strict=True):
-        for node in walk.nodes:
-            if node.type == NodeType.ENTITY:
-                names[node.id] = node.name
-        contained_by = [
-            e.source_id
-            for e in walk.edges
-            if e.relation == "contains" and e.target_id == hit.node_id
-        ]
-        if 0 < len(contained_by) <= config.entity_max_chunks:
-            chunks.extend(contained_by)
-        for edge in walk.edges:
-            if edge.relation in _STRUCTURAL_RELATIONS:
-                continue
-            if hit.node_id not in (edge.source_id, edge.target_id):
-                continue
-            key = (edge.source_id, edge.relation, edge.target_id)
-            score = similarity.get(edge.source_id, 0.0) + similarity.get(edge.target_id, 0.0)
-            previous = found.get(key, (0.0, ""))[0]
-            found[key] = (max(score, previous), str(edge.properties.get("chunk_id", "")))
+    for edge in facts:
+        key = (edge.source_id, edge.relation, edge.target_id)
+        score = similarity.get(edge.source_id, 0.0) + similarity.get(edge.target_id, 0.0)
+        previous = found.get(key, (0.0, ""))[0]
+        found[key] = (max(score, previous), str(edge.properties.get("chunk_id", "")))
     query_terms = set(terms(query))
     lines: list[FactLine] = []
     for (source, relation, target), (score, chunk_id) in found.items():

@@ -257,7 +257,7 @@ def _collect_dependants(conn: sqlite3.Connection) -> None:
              AND NOT EXISTS (SELECT 1 FROM edge_sources o WHERE o.edge_id = s.edge_id
                              AND o.data_id NOT IN (SELECT id FROM del_data))"""
     )
-    # Two statements so each uses its own index (edges_by_source / edges_by_target).
+    # Two statements so each uses its own index (edges_by_source_target / _target_relation).
     conn.execute(
         "INSERT OR IGNORE INTO del_edges SELECT id FROM edges "
         "WHERE source_id IN (SELECT id FROM del_nodes)"

@@ -23,7 +23,9 @@ from engramdb.models.records import Edge, Node
 from engramdb.storage.base import ScoredId, Subgraph
 from engramdb.storage.sqlite.rows import (
     EDGE_COLUMNS,
+    EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
+    NODE_COLUMNS_BARE,
     row_to_edge,
     row_to_node,
     to_json,
@@ -31,8 +33,10 @@ from engramdb.storage.sqlite.rows import (
 
 __all__ = [
     "count_nodes",
+    "edges_between",
     "fts_query",
     "get_nodes",
+    "incident_edges",
     "lexical_search",
     "list_nodes",
     "neighbourhood",
@@ -54,11 +58,14 @@ def _json_ids(ids: Sequence[UUID] | Sequence[str]) -> str:
     return to_json([str(i) for i in ids])
 
 
-def get_nodes(conn: sqlite3.Connection, node_ids: Sequence[UUID]) -> list[Node]:
+def get_nodes(
+    conn: sqlite3.Connection, node_ids: Sequence[UUID], provenance: bool = True
+) -> list[Node]:
     if not node_ids:
         return []
+    columns = NODE_COLUMNS if provenance else NODE_COLUMNS_BARE
     rows = conn.execute(
-        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
+        f"SELECT {columns} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
         (_json_ids(node_ids),),
     ).fetchall()
     by_id = {row[0]: row for row in rows}
@@ -154,6 +161,65 @@ def neighbourhood(
         nodes=[row_to_node(by_id[i]) for i in ids if i in by_id],
         edges=[row_to_edge(row) for row in edge_rows],
     )
+
+
+def incident_edges(
+    conn: sqlite3.Connection,
+    node_ids: Sequence[UUID],
+    direction: str,
+    relations: Sequence[str] | None,
+    exclude_relations: Sequence[str],
+    limit_per_node: int,
+    provenance: bool = True,
+) -> list[Edge]:
+    """One indexed lookup per node: ``edges_by_source_target`` outgoing, and
+    ``edges_by_target_relation`` incoming (which skips a hub's ``contains`` edges inside the
+    index when they are excluded)."""
+    if not node_ids or limit_per_node <= 0 or (relations is not None and not relations):
+        return []
+    if direction not in ("out", "in"):
+        raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+    column = "source_id" if direction == "out" else "target_id"
+    columns = EDGE_COLUMNS if provenance else EDGE_COLUMNS_BARE
+    sql = f"SELECT {columns} FROM edges e WHERE e.{column} = ?"
+    filters: list[object] = []
+    if relations is not None:
+        sql += " AND e.relation IN (SELECT value FROM json_each(?))"
+        filters.append(to_json(list(relations)))
+    if exclude_relations:
+        sql += " AND e.relation NOT IN (SELECT value FROM json_each(?))"
+        filters.append(to_json(list(exclude_relations)))
+    sql += " LIMIT ?"
+    out: list[Edge] = []
+    for node_id in dict.fromkeys(str(i) for i in node_ids):
+        rows = conn.execute(sql, (node_id, *filters, limit_per_node)).fetchall()
+        out.extend(row_to_edge(row) for row in rows)
+    return out
+
+
+def edges_between(
+    conn: sqlite3.Connection,
+    pairs: Sequence[tuple[UUID, UUID]],
+    exclude_relations: Sequence[str],
+    provenance: bool = True,
+) -> list[Edge]:
+    """One probe of ``edges_by_source_target`` per distinct pair."""
+    distinct = list(dict.fromkeys((str(a), str(b)) for a, b in pairs))
+    if not distinct:
+        return []
+    columns = EDGE_COLUMNS if provenance else EDGE_COLUMNS_BARE
+    sql = (
+        f"SELECT {columns} FROM edges e WHERE e.seq IN ("
+        "SELECT x.seq FROM json_each(?) p JOIN edges x "
+        "ON x.source_id = json_extract(p.value, '$[0]') "
+        "AND x.target_id = json_extract(p.value, '$[1]'))"
+    )
+    params: list[object] = [to_json([list(pair) for pair in distinct])]
+    if exclude_relations:
+        sql += " AND e.relation NOT IN (SELECT value FROM json_each(?))"
+        params.append(to_json(list(exclude_relations)))
+    sql += " ORDER BY e.seq"
+    return [row_to_edge(row) for row in conn.execute(sql, params).fetchall()]
 
 
 def query_tokens(text: str) -> list[str]:

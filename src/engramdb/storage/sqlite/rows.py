@@ -21,7 +21,9 @@ __all__ = [
     "DATASET_COLUMNS",
     "DATA_COLUMNS",
     "EDGE_COLUMNS",
+    "EDGE_COLUMNS_BARE",
     "NODE_COLUMNS",
+    "NODE_COLUMNS_BARE",
     "RUN_COLUMNS",
     "USER_COLUMNS",
     "from_json",
@@ -52,11 +54,21 @@ NODE_COLUMNS = (
     "n.feedback_weight, (SELECT json_group_array(s.data_id) FROM node_sources s "
     "WHERE s.node_id = n.id)"
 )
+#: Node columns without the provenance (``data_ids`` read as empty), for hot read paths.
+NODE_COLUMNS_BARE = (
+    "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
+    "n.feedback_weight, '[]'"
+)
 #: Edge columns with the provenance folded in (``e`` aliases ``edges``).
 EDGE_COLUMNS = (
     "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
     "e.importance_weight, e.feedback_weight, (SELECT json_group_array(s.data_id) "
     "FROM edge_sources s WHERE s.edge_id = e.id)"
+)
+#: Edge columns without the provenance (``data_ids`` read as empty).
+EDGE_COLUMNS_BARE = (
+    "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
+    "e.importance_weight, e.feedback_weight, '[]'"
 )
 
 

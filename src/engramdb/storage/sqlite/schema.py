@@ -274,7 +274,28 @@ _V4_SESSIONS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_CACHE, _V3_VOCAB, _V4_SESSIONS)
+_V5_EDGE_INDEXES = Migration(
+    5,
+    "edge indexes for bounded graph reads: (source, target) pairs and (target, relation)",
+    (
+        # Each replaces a single-column index it extends (a prefix still serves the old lookups).
+        # (source_id, target_id) finds the edges between two given nodes without scanning a hub's
+        # fan-out; (target_id, relation) reads a hub's incoming facts without its thousands of
+        # incoming ``contains`` edges.
+        "CREATE INDEX edges_by_source_target ON edges(source_id, target_id)",
+        "CREATE INDEX edges_by_target_relation ON edges(target_id, relation)",
+        "DROP INDEX edges_by_source",
+        "DROP INDEX edges_by_target",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _V1_CORE,
+    _V2_CACHE,
+    _V3_VOCAB,
+    _V4_SESSIONS,
+    _V5_EDGE_INDEXES,
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

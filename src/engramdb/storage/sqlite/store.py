@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 from uuid import UUID, uuid4
 
 from engramdb.errors import EmbeddingMismatchError, EngramValidationError
@@ -271,10 +271,10 @@ class SqliteStore(Store):
 
     # --- reads ---------------------------------------------------------------------------------
 
-    async def get_nodes(self, node_ids: Sequence[UUID]) -> list[Node]:
+    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
         if not node_ids:
             return []
-        return await self._read(partial(graph.get_nodes, node_ids=node_ids))
+        return await self._read(partial(graph.get_nodes, node_ids=node_ids, provenance=provenance))
 
     async def list_nodes(
         self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
@@ -294,6 +294,44 @@ class SqliteStore(Store):
     ) -> Subgraph:
         return await self._read(
             partial(graph.neighbourhood, node_ids=node_ids, depth=depth, limit=limit)
+        )
+
+    async def incident_edges(
+        self,
+        node_ids: Sequence[UUID],
+        *,
+        direction: Literal["out", "in"],
+        relations: Sequence[str] | None = None,
+        exclude_relations: Sequence[str] = (),
+        limit_per_node: int = 50,
+        provenance: bool = True,
+    ) -> list[Edge]:
+        return await self._read(
+            partial(
+                graph.incident_edges,
+                node_ids=node_ids,
+                direction=direction,
+                relations=relations,
+                exclude_relations=exclude_relations,
+                limit_per_node=limit_per_node,
+                provenance=provenance,
+            )
+        )
+
+    async def edges_between(
+        self,
+        pairs: Sequence[tuple[UUID, UUID]],
+        *,
+        exclude_relations: Sequence[str] = (),
+        provenance: bool = True,
+    ) -> list[Edge]:
+        return await self._read(
+            partial(
+                graph.edges_between,
+                pairs=pairs,
+                exclude_relations=exclude_relations,
+                provenance=provenance,
+            )
         )
 
     async def vector_search(
