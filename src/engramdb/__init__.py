@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from engramdb.errors import (
+    AuthenticationError,
     CogneeValidationError,
     ConfigurationError,
     ConflictError,
@@ -35,20 +36,36 @@ from engramdb.errors import (
     ProviderError,
     RecallPreconditionError,
     StorageError,
-    UnauthenticatedError,
 )
+from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old name, same class
 from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if TYPE_CHECKING:
+    from engramdb import access
+    from engramdb.access import (
+        authenticate,
+        check,
+        create_api_key,
+        create_user,
+        grant,
+        list_api_keys,
+        list_grants,
+        revoke,
+        revoke_api_key,
+    )
     from engramdb.api import session
+    from engramdb.api.conflicts import list_conflicts, resolve_conflict
     from engramdb.api.datasets import list_datasets
     from engramdb.api.forget import forget
     from engramdb.api.graph import GraphSnapshot, get_graph, get_node
+    from engramdb.api.improve import improve
     from engramdb.api.recall import recall
     from engramdb.api.remember import remember
     from engramdb.api.skills import load_skill, remember_skill, remember_skills
     from engramdb.api.visualize import visualize_graph
+    from engramdb.improvement.conflicts import FactConflict
+    from engramdb.improvement.result import ImproveResult, StageResult
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.models.results import (
         ForgetResult,
@@ -60,15 +77,33 @@ if TYPE_CHECKING:
         ResponseQAEntry,
         ResponseSessionContextEntry,
     )
+    from engramdb.remote import disconnect, serve
     from engramdb.sessions import entries as memory
     from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "create_user": "engramdb.access",
+    "create_api_key": "engramdb.access",
+    "list_api_keys": "engramdb.access",
+    "revoke_api_key": "engramdb.access",
+    "authenticate": "engramdb.access",
+    "grant": "engramdb.access",
+    "revoke": "engramdb.access",
+    "list_grants": "engramdb.access",
+    "check": "engramdb.access",
+    "serve": "engramdb.remote",
+    "disconnect": "engramdb.remote",
     "remember": "engramdb.api.remember",
     "recall": "engramdb.api.recall",
     "forget": "engramdb.api.forget",
+    "improve": "engramdb.api.improve",
+    "list_conflicts": "engramdb.api.conflicts",
+    "resolve_conflict": "engramdb.api.conflicts",
+    "FactConflict": "engramdb.improvement.conflicts",
+    "ImproveResult": "engramdb.improvement.result",
+    "StageResult": "engramdb.improvement.result",
     "list_datasets": "engramdb.api.datasets",
     "get_graph": "engramdb.api.graph",
     "visualize_graph": "engramdb.api.visualize",
@@ -96,11 +131,13 @@ _LAZY = {
 #: Public names that are modules: ``engramdb.session`` (session verbs) and ``engramdb.memory``
 #: (typed session entries, the reference's ``cognee.memory``).
 _LAZY_MODULES = {
+    "access": "engramdb.access",
     "session": "engramdb.api.session",
     "memory": "engramdb.sessions.entries",
 }
 
 __all__ = [
+    "AuthenticationError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",
@@ -112,10 +149,12 @@ __all__ = [
     "EmbeddingProviderError",
     "EngramError",
     "EngramValidationError",
+    "FactConflict",
     "FeatureNotAvailableError",
     "FeedbackEntry",
     "ForgetResult",
     "GraphSnapshot",
+    "ImproveResult",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
     "LLMNotConfiguredError",
@@ -136,37 +175,54 @@ __all__ = [
     "ResponseQAEntry",
     "ResponseSessionContextEntry",
     "SearchType",
+    "StageResult",
     "StorageError",
     "TextChunker",
     "TextChunkerWithOverlap",
     "TraceEntry",
-    "UnauthenticatedError",
     "__version__",
+    "access",
+    "authenticate",
+    "check",
     "config",
+    "create_api_key",
+    "create_user",
+    "disconnect",
     "forget",
     "get_graph",
     "get_node",
+    "grant",
+    "improve",
+    "list_api_keys",
+    "list_conflicts",
     "list_datasets",
+    "list_grants",
     "load_skill",
     "memory",
     "recall",
     "remember",
     "remember_skill",
     "remember_skills",
+    "resolve_conflict",
+    "revoke",
+    "revoke_api_key",
+    "serve",
     "session",
     "visualize_graph",
 ]
 
 
 def __getattr__(name: str) -> Any:
+    from engramdb.remote.switch import wrap_public  # remote mode: verbs switch after serve()
+
     if name in _LAZY_MODULES:
-        loaded = importlib.import_module(_LAZY_MODULES[name])
+        loaded = wrap_public(name, importlib.import_module(_LAZY_MODULES[name]))
         globals()[name] = loaded
         return loaded
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engramdb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = wrap_public(name, getattr(importlib.import_module(module), name))
     globals()[name] = value
     return value
 

@@ -33,13 +33,18 @@ def open_store(url: str) -> Store:
 
         return SqliteStore(Path(url.removeprefix("sqlite:///")))
     if url.startswith(("postgresql://", "postgres://")):
-        raise FeatureNotAvailableError(
-            "the PostgreSQL backend is not available yet; unset ENGRAMDB_STORAGE_URL to use the "
-            "embedded SQLite store"
-        )
+        try:
+            from engramdb.storage.postgres import PostgresStore
+        except ImportError as exc:
+            raise FeatureNotAvailableError(
+                "the PostgreSQL backend needs psycopg 3 and psycopg-pool: install them with "
+                "pip install 'engramdb[postgres]' (or unset ENGRAMDB_STORAGE_URL to use the "
+                "embedded SQLite store)"
+            ) from exc
+        return PostgresStore(url)
     raise ConfigurationError(
-        f"ENGRAMDB_STORAGE_URL {url!r} is not understood; use sqlite:///path/to/file or leave "
-        "it empty for the embedded default"
+        f"ENGRAMDB_STORAGE_URL {url!r} is not understood; use sqlite:///path/to/file, "
+        "postgresql://user:password@host:5432/dbname, or leave it empty for the embedded default"
     )
 
 

@@ -17,7 +17,7 @@ Messages say what went wrong *and* how to fix it.
     │   ├── DatasetNotFoundError (404)
     │   └── DataNotFoundError (404)
     ├── PermissionDeniedError (403)
-    ├── UnauthenticatedError (401)
+    ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
     │   └── EmbeddingMismatchError (409)
     ├── ProviderError (502)
@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "AuthenticationError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",
@@ -155,9 +156,15 @@ class PermissionDeniedError(EngramError):
     code = "permission_denied"
 
 
-class UnauthenticatedError(EngramError):
+class AuthenticationError(EngramError):
+    """An API key is missing, malformed, unknown or revoked (never told apart)."""
+
     status_code = 401
     code = "unauthenticated"
+
+
+#: The earlier name of :class:`AuthenticationError`, kept so existing ``except`` clauses work.
+UnauthenticatedError = AuthenticationError
 
 
 class ConflictError(EngramError):

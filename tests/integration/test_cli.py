@@ -30,7 +30,7 @@ def test_every_command_is_listed_in_top_level_help() -> None:
     assert set(_commands()) >= {"remember", "recall", "forget", "datasets", "demo"}
 
 
-@pytest.mark.parametrize("command", ["remember", "recall", "forget", "datasets", "demo"])
+@pytest.mark.parametrize("command", _commands())
 def test_every_command_has_help(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0, result.output
@@ -112,3 +112,22 @@ def test_demo_runs_offline_with_the_default_embedder(isolated_config: Path) -> N
     assert "Andreas was born in Venice" in answer
     answer = done.stdout.split("Q: Where does Diana live now?")[1].splitlines()[1]
     assert "Diana currently resides in Berlin" in answer
+
+
+def test_improve_prints_every_stage_and_is_incremental(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("Ada Lovelace wrote the first program. Charles Babbage designed the engine.")
+    out = runner.invoke(
+        app, ["remember", str(notes), "--dataset", "history", "--no-improve", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(app, ["improve", "history", "--json"])
+    assert out.exit_code == 0, out.output
+    first = json.loads(out.output)
+    stages = {s["stage"]: s for s in first["stages"]}
+    assert len(first["stages"]) == 9 and first["stages"][-1]["stage"] == "global_context_index"
+    assert stages["global_context_index"]["status"] == "completed"
+    assert stages["feedback_weights"]["status"] == "skipped"  # no sessions given
+    again = runner.invoke(app, ["improve", "history"])
+    assert again.exit_code == 0, again.output
+    assert "global_context_index" in again.output and "already_completed" in again.output

@@ -188,6 +188,8 @@ async def test_a_failed_recording_does_not_fail_the_recall(
 
 
 async def test_remember_with_a_session_stores_notes_not_graph() -> None:
+    # the automatic improve after remember (issue 5) would bridge the notes into the graph: off
+    config.set("improve_auto_enabled", False)
     await _ingest()
     result = await engramdb.remember("I am planning a trip to Oslo in May.", session_id="trip")
     assert result.status == "session_stored" and result.session_id == "trip"
@@ -334,3 +336,19 @@ async def test_sessions_can_be_listed_and_deleted() -> None:
     assert await engramdb.session.delete_session("a") is True
     assert await engramdb.session.get_session("a") == []
     assert await engramdb.session.delete_session("a") is False
+
+
+async def test_forget_everything_deletes_the_callers_sessions_only() -> None:
+    await _ingest()
+    await engramdb.recall("Where do owls hunt?", session_id="chat")
+    await engramdb.session.add_trace("chat", "lookup")
+    bob = await get_engine().store.create_user("bob@example.com")
+    await engramdb.session.add_trace("bobs-chat", "lookup", user=bob)
+
+    result = await engramdb.forget(everything=True)
+    assert result.sessions == 1 and result.datasets == 1
+    assert await engramdb.session.list_sessions() == []
+    assert await engramdb.session.get_session("chat") == []
+    assert await engramdb.session.get_traces("chat") == []
+    # another user's conversation is not the caller's to delete
+    assert [s.session_id for s in await engramdb.session.list_sessions(user=bob)] == ["bobs-chat"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engramdb.access.permissions import accessible_datasets
 from engramdb.engine import get_engine
 from engramdb.models.records import Dataset, User
 
@@ -9,9 +10,11 @@ __all__ = ["list_datasets"]
 
 
 async def list_datasets(*, user: User | None = None) -> list[Dataset]:
-    """The datasets the user owns, oldest first (empty before anything was ingested)."""
+    """The datasets the user owns (oldest first), then those another user granted them any
+    permission on; empty before anything was ingested. A granted dataset's ``owner_id`` differs
+    from the user's id: address it by ``id`` (names only ever resolve to one's own datasets)."""
     engine = get_engine()
     if not await engine.database_exists():
         return []
     owner = await engine.resolve_user(user)
-    return await engine.store.list_datasets(owner.id)
+    return await accessible_datasets(engine.store, owner)

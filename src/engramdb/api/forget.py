@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from engramdb.access.permissions import check
 from engramdb.engine import Engine, get_engine
-from engramdb.errors import DataNotFoundError, DatasetNotFoundError, EngramValidationError
+from engramdb.errors import (
+    DataNotFoundError,
+    DatasetNotFoundError,
+    EngramValidationError,
+    PermissionDeniedError,
+)
 from engramdb.models.records import Dataset, User
 from engramdb.models.results import ForgetResult
-from engramdb.storage.base import DeleteReport
+from engramdb.storage.base import DeleteReport, Store
 from engramdb.validation import validate_dataset_name, validate_uuid
 
 __all__ = ["forget"]
@@ -23,9 +29,12 @@ async def forget(
 ) -> ForgetResult:
     """Delete exactly what is named, in one transaction per dataset or item.
 
-    * ``everything=True``: every dataset the user owns, with all their contents.
-    * ``dataset=``: one dataset (by name, owner-scoped, or by UUID).
-    * ``data_id=``: one ingested item; graph elements another item still supports are kept.
+    * ``everything=True``: every dataset the user owns, with all their contents, and every
+      session of the user (questions, answers, ratings, traces, guidance).
+    * ``dataset=``: one dataset (by name, owner-scoped, or by UUID: a dataset you own or hold
+      a delete grant on; PermissionDeniedError otherwise, the same for an unknown UUID).
+    * ``data_id=``: one ingested item; graph elements another item still supports are kept
+      (an item in a dataset you may read but not delete from: PermissionDeniedError).
 
     Exactly one of them must be given. Each deletion waits for the dataset's lock, so it never
     interleaves with an ingestion of the same dataset.
@@ -44,27 +53,46 @@ async def forget(
         total = ForgetResult()
         for ds in await store.list_datasets(owner.id):
             total = _add(total, await _delete_dataset(engine, ds), datasets=1)
-        return total
+        # the user's conversations go too: they quote the memories just deleted
+        deleted = [
+            await store.delete_session(owner.id, s.session_id)
+            for s in await store.list_sessions(owner.id)
+        ]
+        return total.model_copy(update={"sessions": sum(deleted)})
     if dataset is not None:
         ds = await _find_dataset(engine, owner, dataset)
         return _add(ForgetResult(), await _delete_dataset(engine, ds), datasets=1)
     item_id = validate_uuid(data_id, "data_id")
     record = await store.get_data(item_id)
-    owner_ds = await store.get_dataset(record.dataset_id) if record else None
-    if record is None or owner_ds is None or owner_ds.owner_id != owner.id:
-        raise DataNotFoundError(f"no data item {item_id} in your datasets")
+    missing = DataNotFoundError(f"no data item {item_id} in your datasets")
+    if record is None:
+        raise missing
+    owner_ds = await _item_dataset(store, owner, record.dataset_id, missing)
     async with store.lock(f"dataset:{owner_ds.id}", timeout=engine.settings.engramdb_lock_timeout):
         report = await store.delete_data(item_id)
     return _add(ForgetResult(), report)
 
 
+async def _item_dataset(
+    store: Store, owner: User, dataset_id: UUID, missing: DataNotFoundError
+) -> Dataset:
+    """The dataset of a data item the user may delete from. An item the user can neither read
+    nor delete looks exactly like a missing one; a readable one is refused for its permission."""
+    try:
+        return await check(owner, dataset_id, "delete", store=store)
+    except PermissionDeniedError as refused:
+        try:
+            await check(owner, dataset_id, "read", store=store)
+        except PermissionDeniedError:
+            raise missing from None
+        raise refused from None
+
+
 async def _find_dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset:
     store = engine.store
     found: Dataset | None
-    if isinstance(ref, UUID):
-        found = await store.get_dataset(ref)
-        if found is not None and found.owner_id != owner.id:
-            found = None
+    if isinstance(ref, UUID):  # another user's dataset needs a delete grant (engramdb.access)
+        return await check(owner, ref, "delete", store=store)
     else:
         found = await store.find_dataset(owner.id, validate_dataset_name(ref))
     if found is None:

@@ -6,9 +6,12 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from engramdb.access.permissions import check, visible_nodes
 from engramdb.api.recall import resolve_datasets
 from engramdb.engine import get_engine
+from engramdb.errors import PermissionDeniedError
 from engramdb.models.records import Edge, Node, User
+from engramdb.validation import validate_uuid
 
 __all__ = ["GraphSnapshot", "get_graph", "get_node"]
 
@@ -41,8 +44,10 @@ async def get_graph(
 ) -> GraphSnapshot:
     """The graph of the named datasets (every readable dataset when none are named).
 
-    Names resolve strictly like recall() (DatasetNotFoundError for misses). At most ``limit``
-    nodes and ``2 * limit`` edges are returned; ``truncated`` says when more exist.
+    Names resolve strictly like recall() (DatasetNotFoundError for misses, own datasets only);
+    ``dataset_ids`` need read permission (PermissionDeniedError, the same for unknown ids).
+    At most ``limit`` nodes and ``2 * limit`` edges are returned; ``truncated`` says when more
+    exist.
     """
     engine = get_engine()
     if not await engine.database_exists():
@@ -53,17 +58,24 @@ async def get_graph(
     nodes = await engine.store.list_nodes(ids, limit=limit + 1)
     edges = await engine.store.list_edges(ids, limit=2 * limit + 1)
     truncated = len(nodes) > limit or len(edges) > 2 * limit
-    return GraphSnapshot(nodes=nodes[:limit], edges=edges[: 2 * limit], truncated=truncated)
+    shown = visible_nodes(owner, nodes[:limit], edges[: 2 * limit])
+    return GraphSnapshot(nodes=shown.nodes, edges=shown.edges, truncated=truncated)
 
 
 async def get_node(node_id: UUID, *, user: User | None = None) -> Node | None:
-    """One node with all its stored fields, or None (also for nodes in others' datasets)."""
+    """One node with all its stored fields, or None -- also for a node in a dataset the user
+    may not read (never told apart from a node that does not exist)."""
+    wanted = validate_uuid(node_id, "node_id")
     engine = get_engine()
     if not await engine.database_exists():
         return None
     owner = await engine.resolve_user(user)
-    found = await engine.store.get_nodes([node_id])
+    found = await engine.store.get_nodes([wanted])
     if not found:
         return None
-    dataset = await engine.store.get_dataset(found[0].dataset_id)
-    return found[0] if dataset is not None and dataset.owner_id == owner.id else None
+    try:
+        await check(owner, found[0].dataset_id, "read", store=engine.store)
+    except PermissionDeniedError:
+        return None
+    shown = visible_nodes(owner, found, ()).nodes  # another user's preference record: None
+    return shown[0] if shown else None

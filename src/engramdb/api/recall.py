@@ -22,6 +22,7 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from engramdb.access.permissions import check, readable_datasets
 from engramdb.engine import Engine, get_engine
 from engramdb.errors import (
     ConfigurationError,
@@ -30,12 +31,12 @@ from engramdb.errors import (
     FeatureNotAvailableError,
     InvalidCodeQueryError,
     InvalidHybridSearchConfig,
-    PermissionDeniedError,
     RecallPreconditionError,
 )
 from engramdb.models.records import Dataset, User
 from engramdb.models.results import RecallResponse, ResponseQAEntry
 from engramdb.models.search_type import SearchType
+from engramdb.personalization.lookup import load_preferences
 from engramdb.providers.embedding.base import Embedder
 from engramdb.providers.llm.base import LLM
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
@@ -238,6 +239,9 @@ async def _run_graph_lane(
         history = await load_history(ctx.store, owner, session_id)
         if history:
             opts = dataclasses.replace(opts, history=history)
+    preferences = await load_preferences(ctx.store, ctx.settings, owner.id, ctx.dataset_ids)
+    if not preferences.empty:  # personalization (fail-open; off, multi-dataset: empty)
+        opts = dataclasses.replace(opts, preferences=preferences)
     results = await run_graph_lane(ctx, opts, graph.decision, lanes=lanes)
     if writes and session_id is not None:
         await record_recall_turn(
@@ -361,19 +365,20 @@ async def resolve_datasets(
     datasets: Sequence[str] | None,
     dataset_ids: Sequence[UUID | str] | None,
 ) -> list[Dataset]:
-    """The datasets a graph lane searches: ``dataset_ids`` (no name lookup), else names resolved
-    strictly against the owner's datasets, else every dataset the user can read."""
+    """The datasets a graph lane searches: ``dataset_ids`` (no name lookup; each needs read
+    permission through :func:`engramdb.access.check`, PermissionDeniedError otherwise -- the same
+    for unknown ids), else names resolved strictly against the owner's own datasets, else every
+    dataset the user can read (owned, then granted ``read``)."""
     store = engine.store
     if dataset_ids is not None:
-        found = []
-        for raw in dataset_ids:
+        if isinstance(dataset_ids, str | UUID):
+            raise EngramValidationError("dataset_ids must be a list of dataset UUIDs")
+        found: list[Dataset] = []
+        for raw in dict.fromkeys(dataset_ids):
             dataset_id = validate_uuid(raw, "dataset_ids entry")
-            dataset = await store.get_dataset(dataset_id)
-            if dataset is None or dataset.owner_id != owner.id:
-                raise PermissionDeniedError(
-                    f"no read permission on dataset {dataset_id} (or it does not exist)"
-                )
-            found.append(dataset)
+            readable = await check(owner, dataset_id, "read", store=store)
+            if readable not in found:
+                found.append(readable)
         return found
     if datasets is not None:
         if isinstance(datasets, str) or not all(isinstance(n, str) for n in datasets):
@@ -392,7 +397,7 @@ async def resolve_datasets(
                 missing=missing,
             )
         return resolved
-    return await store.list_datasets(owner.id)
+    return await readable_datasets(store, owner)
 
 
 def _embedder_for_call(engine: Engine, embedding_config: Mapping[str, Any] | None) -> Embedder:

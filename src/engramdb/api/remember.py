@@ -7,14 +7,21 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
+from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine, get_engine
 from engramdb.errors import EngramValidationError
+from engramdb.improvement.auto import (
+    auto_improve_after_ingest,
+    auto_improve_after_session_write,
+    wants_auto_improve,
+)
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_for, ingest_documents
 from engramdb.ingest.types import Chunker
-from engramdb.models.records import User
+from engramdb.models.records import Dataset, User
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.sessions.entries import (
     MEMORY_ENTRY_TYPES,
@@ -51,7 +58,7 @@ RememberInput = str | Path | Sequence[str | Path]
 
 async def remember(
     data: RememberInput | MemoryEntry,
-    dataset_name: str = "main_dataset",
+    dataset_name: str | UUID = "main_dataset",
     *,
     importance_weight: float = 0.5,
     session_id: str | None = None,
@@ -63,6 +70,10 @@ async def remember(
     user: User | None = None,
 ) -> RememberResult:
     """Ingest ``data`` (a text, a list of texts, file paths or directories) into a dataset.
+
+    ``dataset_name`` is one of your own datasets (created if missing; another user's dataset of
+    the same name is never touched), or the UUID of an existing dataset you own or hold a write
+    grant on (PermissionDeniedError otherwise, the same for an unknown UUID).
 
     Every input is checked before anything is written: a bad item fails the whole call with an
     EngramValidationError naming the fix. Content already in the dataset is skipped and keeps its
@@ -101,7 +112,7 @@ async def remember(
 
 async def remember_with_progress(
     data: RememberInput,
-    dataset_name: str = "main_dataset",
+    dataset_name: str | UUID = "main_dataset",
     *,
     importance_weight: float = 0.5,
     session_id: str | None = None,
@@ -116,7 +127,9 @@ async def remember_with_progress(
 ) -> RememberResult:
     """remember() with a progress callback (used by the CLI)."""
     weight = validate_importance_weight(importance_weight)
-    name = validate_dataset_name(dataset_name)
+    # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
+    # owner-scoped: the caller's own dataset, created if missing.
+    name = dataset_name if isinstance(dataset_name, UUID) else validate_dataset_name(dataset_name)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
@@ -139,7 +152,7 @@ async def remember_with_progress(
     docs = await asyncio.to_thread(load_inputs, data, max_file_bytes=settings.max_file_bytes)
 
     owner = await eng.resolve_user(user)
-    dataset = await eng.store.get_or_create_dataset(owner.id, name)
+    dataset = await dataset_for_write(eng.store, owner, name)
     dataset = await eng.bind_embedding(dataset)
     options = IngestOptions(
         importance_weight=weight,
@@ -150,15 +163,16 @@ async def remember_with_progress(
         csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
         extractor=eng.extractor,
     )
-    improve_note = "not_available" if self_improvement and settings.improve_auto_enabled else None
+    auto = wants_auto_improve(eng, self_improvement)
 
     async def run() -> RememberResult:
         result = await ingest_documents(
             eng.store, eng.embedder, dataset, docs, options, progress=progress
         )
-        if improve_note:
-            logger.debug("automatic improve after remember is not available yet; skipped")
-        return result.model_copy(update={"improve": improve_note})
+        if not auto:
+            return result
+        status = await auto_improve_after_ingest(eng, owner, dataset)
+        return result.model_copy(update={"improve": status})
 
     if not run_in_background:
         return await run()
@@ -177,7 +191,7 @@ async def remember_with_progress(
 
 async def remember_in_session(
     data: RememberInput | MemoryEntry,
-    dataset_name: str = "main_dataset",
+    dataset_name: str | UUID = "main_dataset",
     *,
     session_id: str | None,
     importance_weight: float = 0.5,
@@ -190,7 +204,9 @@ async def remember_in_session(
     """remember() into a session: notes from texts, or one typed entry. Nothing enters the graph
     (improve(session_ids=...) bridges sessions later); ``status`` is "session_stored"."""
     validate_importance_weight(importance_weight)
-    name = validate_dataset_name(dataset_name)
+    # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
+    # owner-scoped: the caller's own dataset, created if missing.
+    name = dataset_name if isinstance(dataset_name, UUID) else validate_dataset_name(dataset_name)
     validate_external_metadata(external_metadata)
     validate_node_set(node_set)
     if session_id is None:
@@ -202,14 +218,30 @@ async def remember_in_session(
     texts = _check_session_input(data)  # everything is checked before anything is written
     eng = engine or get_engine()
     owner = await eng.resolve_user(user)
-    dataset = await eng.store.get_or_create_dataset(owner.id, name)
+    dataset = await dataset_for_write(eng.store, owner, name)
     result = RememberResult(
         status="session_stored",
         dataset_id=dataset.id,
         dataset_name=dataset.name,
         session_id=sid,
-        improve="not_available" if self_improvement and eng.settings.improve_auto_enabled else None,
     )
+    stored = await _store_session_input(eng, owner, dataset, sid, data, texts, result)
+    if not wants_auto_improve(eng, self_improvement) or stored.entry_type == "feedback":
+        return stored
+    count = max(1, len(stored.entry_ids or []))
+    status = await auto_improve_after_session_write(eng, owner, dataset, sid, count)
+    return stored.model_copy(update={"improve": status})
+
+
+async def _store_session_input(
+    eng: Engine,
+    owner: User,
+    dataset: Dataset,
+    sid: str,
+    data: RememberInput | MemoryEntry,
+    texts: list[str],
+    result: RememberResult,
+) -> RememberResult:
     if isinstance(data, QAEntry):
         qa = await write_qa(
             eng.store,

@@ -28,6 +28,7 @@ from uuid import UUID
 import numpy as np
 from pydantic import BaseModel, Field
 
+from engramdb.access.permissions import check
 from engramdb.engine import get_engine
 from engramdb.errors import EngramValidationError, PermissionDeniedError, scrub_secrets
 from engramdb.ingest.graph_builder import normalise_name
@@ -282,9 +283,10 @@ async def load_skill(skill_id: UUID | str, *, user: User | None = None) -> Skill
     if not nodes or nodes[0].type != SKILL_NODE_TYPE:
         raise denied
     node = nodes[0]
-    dataset = await store.get_dataset(node.dataset_id)
-    if dataset is None or dataset.owner_id != owner.id:
-        raise denied
+    try:  # the one permission check (engramdb.access); its refusal is replaced by ours
+        await check(owner, node.dataset_id, "read", store=store)
+    except PermissionDeniedError:
+        raise denied from None
     records = [r for r in [await store.get_data(d) for d in node.data_ids] if r is not None]
     body = _body(node, records)
     if body is None:

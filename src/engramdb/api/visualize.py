@@ -12,10 +12,12 @@ import os
 from pathlib import Path
 from uuid import UUID
 
+from engramdb.access.permissions import denied, visible_nodes
 from engramdb.api.recall import resolve_datasets
 from engramdb.engine import get_engine
 from engramdb.errors import DatasetNotFoundError, EngramValidationError
 from engramdb.models.records import Dataset, Edge, Node, User
+from engramdb.validation import validate_uuid
 from engramdb.viz.html import render_graph_html
 
 __all__ = ["DEFAULT_FILENAME", "DEFAULT_MAX_EDGES", "DEFAULT_MAX_NODES", "visualize_graph"]
@@ -33,11 +35,16 @@ async def visualize_graph(
     path: str | os.PathLike[str] | None = None,
     *,
     datasets: list[str] | None = None,
+    dataset_ids: list[UUID] | None = None,
     user: User | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
     max_edges: int = DEFAULT_MAX_EDGES,
 ) -> str:
     """Write the graph of ``datasets`` (default: every dataset the user can read) to ``path``.
+
+    ``datasets`` names resolve against the user's own datasets only; a dataset shared by another
+    user is drawn when it is readable and no names are given, or by id through ``dataset_ids``
+    (each needs read permission: PermissionDeniedError otherwise, the same for unknown ids).
 
     ``path`` defaults to ``graph.html`` in the current directory; a path to an existing
     directory writes ``graph.html`` inside it. Missing parent directories are created and the
@@ -60,6 +67,8 @@ async def visualize_graph(
     notices: list[str] = []
     if not await engine.database_exists():
         # Nothing was ever ingested: do not create a database just to draw an empty page.
+        if dataset_ids:
+            raise denied(validate_uuid(dataset_ids[0], "dataset_ids entry"), "read")
         if datasets is not None:
             names = _check_names(datasets)
             if names:
@@ -70,7 +79,7 @@ async def visualize_graph(
                 )
     else:
         owner = await engine.resolve_user(user)
-        targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=None)
+        targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
         ids = [d.id for d in targets]
         if ids:
             store = engine.store
@@ -85,6 +94,8 @@ async def visualize_graph(
             if len(edges) > edge_limit:
                 edges = edges[:edge_limit]
                 notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
+            shown = visible_nodes(owner, nodes, edges)  # others' preference records stay hidden
+            nodes, edges = shown.nodes, shown.edges
 
     names_by_id: dict[UUID, str] = {d.id: d.name for d in targets}
     title = "engramdb memory graph"

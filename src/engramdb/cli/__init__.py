@@ -74,6 +74,10 @@ def remember(
         list[str] | None, typer.Option("--node-set", help="Tag what this creates (repeatable).")
     ] = None,
     session: SessionOpt = None,
+    no_improve: Annotated[
+        bool,
+        typer.Option("--no-improve", help="Skip the automatic improve after ingesting."),
+    ] = False,
     as_json: JsonOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
@@ -109,6 +113,7 @@ def remember(
                 importance_weight=importance_weight,
                 node_set=node_set,
                 session_id=session,
+                self_improvement=not no_improve,
                 progress=progress,
             )
         )
@@ -163,6 +168,52 @@ def recall(
         text = getattr(r, "text", None) or getattr(r, "answer", "") or getattr(r, "context", "")
         typer.echo(head)
         typer.echo("    " + str(text).replace("\n", "\n    "))
+
+
+@app.command()
+def improve(
+    dataset: Annotated[
+        str, typer.Argument(help="Dataset name (yours) or id (yours or granted write).")
+    ] = "main_dataset",
+    session: Annotated[
+        list[str] | None,
+        typer.Option("--session", "-s", help="Bridge this session (repeatable)."),
+    ] = None,
+    no_index: Annotated[
+        bool, typer.Option("--no-index", help="Skip the global context index stage.")
+    ] = False,
+    no_conflicts: Annotated[
+        bool, typer.Option("--no-conflicts", help="Skip the conflict review stage (LLM).")
+    ] = False,
+    as_json: JsonOpt = False,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Enrich a dataset: run the nine improve stages and print what each did."""
+    from engramdb.api.improve import improve as do_improve
+
+    _configure(data_dir)
+    ref: str | UUID = dataset
+    try:
+        ref = UUID(dataset)
+    except ValueError:
+        ref = dataset
+    result = _run(
+        do_improve(
+            ref,
+            session_ids=session or None,
+            build_global_context_index=False if no_index else None,
+            review_conflicts=False if no_conflicts else None,
+        )
+    )
+    if as_json:
+        _dump(result.model_dump(mode="json"))
+        return
+    typer.echo(f"improve {result.dataset_name}: {result.status}")
+    for stage in result.stages:
+        detail = stage.reason or stage.error or ""
+        counts = ", ".join(f"{k} {v}" for k, v in stage.counts.items() if v)
+        line = f"  {stage.stage:<24} {stage.status:<18} {detail}"
+        typer.echo((line + (f" ({counts})" if counts else "")).rstrip())
 
 
 @app.command()
@@ -327,6 +378,52 @@ def session_delete(
     _configure(data_dir)
     deleted = _run(session_api.delete_session(session_id))
     typer.echo("deleted" if deleted else f"no session {session_id!r}")
+
+
+# Registered last: the group's module imports the helpers above.
+from engramdb.cli.users import users_app  # noqa: E402
+
+app.add_typer(users_app, name="users")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="TCP port.")] = 8000,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Start the REST API server (every route but /health needs an API key; see docs/server.md)."""
+    from engramdb.server import run
+
+    _configure(data_dir)
+    run(host, port)
+
+
+@app.command("mcp")
+def mcp_command(
+    transport: Annotated[
+        str, typer.Option("--transport", "-t", help="'stdio' (default) or 'http'.")
+    ] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="Interface (http only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="TCP port (http only).")] = 8001,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key",
+            envvar="ENGRAMDB_API_KEY",
+            help="stdio: run as this key's user (default: the local default user).",
+        ),
+    ] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Start the MCP server (tools: remember, recall, improve, forget, feedback)."""
+    from engramdb.mcp_server import run
+
+    _configure(data_dir)
+    if transport not in ("stdio", "http"):
+        typer.secho("error: --transport must be 'stdio' or 'http'", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=2)
+    run(transport, host=host, port=port, api_key=api_key)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ written before it stay whole, and the next remember skips them and completes the
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -68,6 +69,8 @@ class IngestOptions:
     csv_chunker: Chunker | None = None
     #: Graph extractor; None builds documents and chunks only.
     extractor: Extractor | None = None
+    #: False when the caller already holds the dataset's lock (improve() bridging sessions).
+    take_lock: bool = True
 
     def chunker_for(self, doc: LoadedDocument) -> Chunker:
         if self.csv_chunker is not None and doc.mime_type == "text/csv":
@@ -111,7 +114,12 @@ async def ingest_documents(
     """Ingest ``docs`` into ``dataset`` and return what happened."""
     started = time.perf_counter()
     run = _Run(store, embedder, dataset, options, progress, len(docs))
-    async with store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout):
+    lock = (
+        store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout)
+        if options.take_lock
+        else contextlib.nullcontext()
+    )
+    async with lock:
         await store.reap_dead_runs()
         record = await store.start_run(dataset.id, "remember")
         try:

@@ -49,6 +49,9 @@ class User(_Record):
     email: str
     is_default: bool = False
     created_at: datetime
+    #: Administrators may create users and manage other users' API keys. Being an administrator
+    #: grants no access to other users' datasets (see ``docs/permissions.md``).
+    is_admin: bool = False
 
 
 class Dataset(_Record):

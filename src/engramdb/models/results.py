@@ -83,6 +83,8 @@ class ForgetResult(BaseModel):
     nodes: int = 0
     edges: int = 0
     vectors: int = 0
+    #: Sessions deleted (``forget(everything=True)`` deletes the caller's sessions too).
+    sessions: int = 0
 
 
 class _Entry(BaseModel):

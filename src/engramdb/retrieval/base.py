@@ -19,6 +19,7 @@ from engramdb.models.search_type import SearchType
 
 if TYPE_CHECKING:
     from engramdb.models.results import RecallResponse
+    from engramdb.personalization.lookup import PreferenceView
     from engramdb.providers.embedding.base import Embedder
     from engramdb.providers.llm.base import LLM
     from engramdb.settings import Settings
@@ -49,6 +50,8 @@ class RecallOptions:
     session_id: str | None = None
     #: The session's conversation so far, rendered; completion prompts put it first.
     history: str = ""
+    #: The user's preferences for the one dataset searched (personalization; None: none).
+    preferences: PreferenceView | None = None
 
     @property
     def use_importance_weight(self) -> bool:

@@ -12,14 +12,24 @@ placed there) and calls :func:`complete`, which handles the rest uniformly:
   and ``metadata["evidence"]`` for the types whose table row says so (RAG and graph family).
 * a recall with a ``session_id`` → the session's conversation so far (``opts.history``) leads
   the user prompt, also in the ``only_context`` prompt.
+* personalization → the user's stated preferences (newest first) join the guidance block of
+  graph, hybrid and RAG completion prompts.
+* conflicts found by improve()'s review → graph-completion and hybrid prompts get a
+  ``## Fact conflicts`` block (each fact labelled current / superseded / conflicting) for the
+  conflicts their context mentions.
+* a global context index (built by improve()) → graph-completion and hybrid prompts get a
+  "Dataset overview" after the context: the dataset root and the buckets of the documents the
+  context cites. Reading it is fail-open: a missing or unreadable index adds nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from uuid import UUID
 
 from engramdb.errors import LLMNotConfiguredError
 from engramdb.models.results import ResponseGraphEntry
@@ -66,6 +76,25 @@ DEFAULT_SYSTEM_PROMPTS: dict[SearchType, str] = {
 
 _USER_TEMPLATE = "Question: {question}\n\nContext:\n{context}"
 
+logger = logging.getLogger(__name__)
+
+_GRAPH_AND_HYBRID = frozenset(
+    {
+        SearchType.GRAPH_COMPLETION,
+        SearchType.GRAPH_COMPLETION_COT,
+        SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION,
+        SearchType.GRAPH_COMPLETION_DECOMPOSITION,
+        SearchType.GRAPH_SUMMARY_COMPLETION,
+        SearchType.HYBRID_COMPLETION,
+    }
+)
+#: Completion types whose prompts carry the user's stated preferences.
+PREFERENCE_TYPES = _GRAPH_AND_HYBRID | {SearchType.RAG_COMPLETION}
+#: Completion types whose prompts carry the global context index.
+OVERVIEW_TYPES = _GRAPH_AND_HYBRID
+#: Document buckets of the index shown in one prompt.
+_OVERVIEW_BUCKETS = 3
+
 
 @dataclass(frozen=True, slots=True)
 class EvidenceItem:
@@ -111,14 +140,23 @@ class BuiltContext:
     #: Conversation history and session guidance (issue 5) framed around the question.
     history: str = ""
     guidance: str = ""
+    #: The global context index's view of the dataset (improve()), shown after the context.
+    overview: str = ""
+    #: The ``## Fact conflicts`` block of the conflicts the context mentions (improve()).
+    conflicts: str = ""
 
 
 def render_user_prompt(question: str, built: BuiltContext) -> str:
-    """History, then question and context through the template, then the guidance block."""
+    """History, then question and context through the template, then the dataset overview and
+    the guidance block."""
     parts = []
     if built.history:
         parts.append(f"Conversation so far:\n{built.history}")
     parts.append(_USER_TEMPLATE.format(question=question, context=built.text))
+    if built.conflicts:
+        parts.append(built.conflicts)
+    if built.overview:
+        parts.append(f"Dataset overview:\n{built.overview}")
     if built.guidance:
         parts.append(f"Guidance:\n{built.guidance}")
     return "\n\n".join(parts)
@@ -155,6 +193,7 @@ async def complete(
         if opts.only_context:
             return []
         built = BuiltContext(text="(no relevant memories found)", history=built.history)
+    built = await _enrich(ctx, opts, built)
     user_prompt = render_user_prompt(opts.query, built)
     dataset_id = ctx.datasets[0].id if len(ctx.datasets) == 1 else None
     dataset_name = ctx.datasets[0].name if len(ctx.datasets) == 1 else None
@@ -206,3 +245,54 @@ async def complete(
             structured=structured,
         )
     ]
+
+
+async def _enrich(ctx: RetrievalContext, opts: RecallOptions, built: BuiltContext) -> BuiltContext:
+    """Add the user's stated preferences and the dataset overview where they belong."""
+    prefs = opts.preferences
+    if prefs is not None and prefs.text and opts.search_type in PREFERENCE_TYPES:
+        stated = f"The user stated these preferences (newest first):\n{prefs.text}"
+        guidance = f"{built.guidance}\n\n{stated}" if built.guidance else stated
+        built = dataclasses.replace(built, guidance=guidance)
+    # the index is not node-set aware: a node_name-restricted context gets no overview
+    if opts.search_type in OVERVIEW_TYPES and not built.overview and not opts.node_name:
+        overview = await _overview(ctx, built)
+        if overview:
+            built = dataclasses.replace(built, overview=overview)
+    if opts.search_type in OVERVIEW_TYPES and not built.conflicts:
+        block = await _conflicts(ctx, built)
+        if block:
+            built = dataclasses.replace(built, conflicts=block)
+    return built
+
+
+async def _conflicts(ctx: RetrievalContext, built: BuiltContext) -> str:
+    from engramdb.improvement.conflicts import load_conflicts, relevant_conflicts, render_conflicts
+
+    try:
+        found = await load_conflicts(ctx.store, ctx.dataset_ids)
+    except Exception as exc:  # fail-open by contract: the block only adds context (logged)
+        logger.warning("could not read fact conflicts: %s", exc)
+        return ""
+    return render_conflicts(relevant_conflicts(found, built.text))
+
+
+async def _overview(ctx: RetrievalContext, built: BuiltContext) -> str:
+    from engramdb.improvement.global_index import load_overview
+
+    cited: list[UUID] = []
+    for item in built.evidence:
+        if item.data_id is not None:
+            try:
+                cited.append(UUID(item.data_id))
+            except ValueError:
+                continue
+    parts = []
+    for dataset in ctx.datasets[:3]:
+        try:
+            parts.append(
+                await load_overview(ctx.store, dataset.id, cited, max_buckets=_OVERVIEW_BUCKETS)
+            )
+        except Exception as exc:  # fail-open by contract: the index only adds context (logged)
+            logger.warning("could not read the global context index: %s", exc)
+    return "\n\n".join(p for p in parts if p)

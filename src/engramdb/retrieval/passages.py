@@ -227,11 +227,15 @@ def score_passages(
 def weighted_score(relevance: float, node: Node, opts: RecallOptions) -> float:
     """``relevance`` times the importance factor of ``node`` (1.0 at weight 0.5, or when
     ``use_importance_weight`` is False) and, when ``feedback_influence`` > 0, its feedback
-    factor."""
+    factor; with personalization, the user's preference weight for the node (exactly 1.0 when
+    the user never rated it)."""
+    prefs = opts.preferences
     return hybrid_score(
         relevance,
         importance_weight=node.importance_weight,
         use_importance_weight=opts.use_importance_weight,
         feedback_weight=node.feedback_weight,
         feedback_influence=opts.feedback_influence,
+        personal_weight=None if prefs is None else prefs.weight(node.id),
+        personal_influence=0.0 if prefs is None else prefs.influence,
     ).final

@@ -32,6 +32,7 @@ from uuid import UUID
 import numpy as np
 import numpy.typing as npt
 
+from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import (
     DataRecord,
     Dataset,
@@ -53,10 +54,16 @@ from engramdb.models.sessions import (
 
 __all__ = [
     "DeleteReport",
+    "DerivedReport",
+    "DerivedWrite",
     "DocumentWrite",
+    "FeedbackReport",
+    "FeedbackUpdate",
     "IntegrityReport",
+    "MentionCount",
     "ScoredId",
     "Store",
+    "StoredApiKey",
     "Subgraph",
     "VectorRow",
 ]
@@ -536,3 +543,229 @@ class Store(ABC):
     async def delete_session(self, user_id: UUID, session_id: str) -> bool:
         """Delete the user's session with all its entries and their marks, in one transaction.
         False when there was no such session."""
+
+    # --- derived graph data (issue 5: improve and personalization) ----------
+    #
+    # Graph elements that improve() derives from the graph and from sessions rather than from
+    # one ingested document: global-context index buckets and roots, per-(user, dataset)
+    # preference nodes with their weighted ``prefers`` edges, plus per-dataset improve state.
+    # Rules every backend keeps:
+    #
+    # * Each derived node and edge is owned by a named ``owner`` (e.g. "global_context_index",
+    #   "preferences:<user id>"). Writes and deletions through these methods only touch elements
+    #   of that owner; a node id that exists as an ingested (non-derived) node, or as another
+    #   owner's, is refused with ConflictError and nothing is written.
+    # * A derived node needs no provenance (the integrity check exempts it), but may be
+    #   *anchored* to a data item: it is then deleted with that item, like document-derived
+    #   nodes. Deleting a dataset (or everything) deletes its derived elements and state;
+    #   an edge touching a deleted node goes with it, as always.
+    # * Callers mark derived nodes that retrieval must never return with
+    #   ``properties["internal"] = True``.
+    # * Every write is one transaction, including the session marks it spends: a consumer's
+    #   marks and their effect commit or roll back together.
+
+    @abstractmethod
+    async def write_derived(self, write: DerivedWrite) -> DerivedReport:
+        """Apply ``write`` in one transaction (see :class:`DerivedWrite`).
+
+        Raises EngramValidationError when an element belongs to another dataset, ConflictError
+        when a node id is taken by a non-derived node or another owner's node, or when a mark
+        in ``write.marks`` is not new for its consumer (already spent, or its entry is gone);
+        StorageError when an edge names a node that does not exist. Nothing is written then."""
+
+    @abstractmethod
+    async def list_derived(
+        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
+    ) -> Subgraph:
+        """The owner's derived nodes of the dataset (of one type, when given), in insertion
+        order, with the owner's derived edges of the dataset. Unknown owner: empty."""
+
+    @abstractmethod
+    async def apply_feedback_weights(
+        self,
+        dataset_id: UUID,
+        consumer: str,
+        updates: Sequence[FeedbackUpdate],
+        *,
+        alpha: float,
+    ) -> FeedbackReport:
+        """Spend ratings on the graph's ``feedback_weight``, in one transaction.
+
+        The updates' marks are recorded for ``consumer`` (see :meth:`mark_session_entries`);
+        for each update whose mark is new, in the order given, every listed node and edge of
+        ``dataset_id`` moves ``feedback_weight += alpha * (target - feedback_weight)``. Ids of
+        elements that no longer exist (or belong to another dataset) are ignored. An update whose
+        mark is not new changes nothing, so a rating is spent exactly once."""
+
+    @abstractmethod
+    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
+        """A value improve stored for the dataset (watermarks, fingerprints), or None."""
+
+    @abstractmethod
+    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
+        """Store or replace one improve-state value of the dataset (deleted with it)."""
+
+    @abstractmethod
+    async def graph_fingerprint(self, dataset_id: UUID) -> str:
+        """A short string that changes whenever the dataset's ingested content changes (a data
+        item, node or edge written or deleted) and stays equal under reads, feedback-weight
+        updates and derived writes. Cheap: indexed counts, no scan of node texts."""
+
+    @abstractmethod
+    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
+        """For each (document, entity) of the dataset: in how many of the document's chunks the
+        entity occurs (chunk ``contains`` edges; chunks belong to documents by ``is_part_of``).
+        Ordered by document id, then entity id."""
+
+    @abstractmethod
+    async def fact_edges(
+        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+    ) -> list[Edge]:
+        """The dataset's ingested edges (derived edges left out) whose relation is not in
+        ``exclude_relations``, with their provenance, in insertion order: the facts a conflict
+        review reads."""
+
+    @abstractmethod
+    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
+        """Edges of the dataset whose both ends are in ``node_ids``, in insertion order."""
+
+    # --- users, api keys, grants (issue 6) ----------
+    #
+    # Access control data; the decisions live in :mod:`engramdb.access`, never in a backend.
+    # Rules every backend keeps:
+    #
+    # * E-mails are unique (compared exactly; callers normalise them). Users are never deleted.
+    # * An API key is stored as its metadata plus a hash of its secret; the key itself never
+    #   reaches the store. Revoking keeps the row (with ``revoked_at``) so a listing shows it.
+    # * A grant is one (dataset, grantee, permission) row: adding an existing one changes
+    #   nothing, and grants are deleted with their dataset (also by ``delete_everything``).
+    #   Owners hold no grant rows: ownership is ``Dataset.owner_id``.
+
+    @abstractmethod
+    async def find_user_by_email(self, email: str) -> User | None:
+        """The user with exactly that e-mail, or None."""
+
+    @abstractmethod
+    async def list_users(self) -> list[User]:
+        """Every user, oldest first."""
+
+    @abstractmethod
+    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
+        """Set the user's administrator flag and return the user as stored. NotFoundError for an
+        unknown user."""
+
+    @abstractmethod
+    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
+        """Store a new key (``revoked_at`` as given, normally None) with the hash of its secret.
+        ConflictError when ``key.id`` exists, NotFoundError when ``key.user_id`` is not a user."""
+
+    @abstractmethod
+    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
+        """The key's metadata and stored hash (revoked keys too), or None."""
+
+    @abstractmethod
+    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
+        """The user's keys, revoked ones included, oldest first."""
+
+    @abstractmethod
+    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
+        """Set ``revoked_at`` (kept when already set) and return the key as stored; None for an
+        unknown id. Committed before returning: the next lookup sees the revocation."""
+
+    @abstractmethod
+    async def add_grant(self, grant: Grant) -> Grant:
+        """Store the grant unless that (dataset, grantee, permission) exists; return the stored
+        one (an existing grant keeps its ``granted_by`` and ``created_at``). NotFoundError when
+        the dataset or the grantee does not exist; nothing is written then."""
+
+    @abstractmethod
+    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
+        """Delete that one grant; False when there was none. Committed before returning."""
+
+    @abstractmethod
+    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
+        """The dataset's grants ordered by creation time, then grantee id, then permission."""
+
+    @abstractmethod
+    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
+        """The permissions the grantee holds on the dataset through grants (one indexed lookup;
+        empty for an unknown dataset or user). Ownership is not a grant: not included."""
+
+    @abstractmethod
+    async def list_granted_datasets(
+        self, grantee_id: UUID, permission: str | None = None
+    ) -> list[Dataset]:
+        """Datasets on which the grantee holds ``permission`` (any permission when None) through
+        a grant, each once, ordered by the dataset's creation time. Owned datasets are not
+        included unless granted, which :mod:`engramdb.access` never does."""
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedWrite:
+    """One transactional write of derived graph data (see :meth:`Store.write_derived`).
+
+    * ``nodes`` / ``edges`` are upserted as the owner's: name, text, properties and weights
+      take the given values (``feedback_weight`` of an existing element is kept).
+    * ``anchors`` maps a node id of ``nodes`` to the data item it is derived from; the node is
+      deleted when that item is (an anchor naming a missing item is ignored).
+    * ``replace=True`` deletes the owner's nodes and edges of the dataset that are not in this
+      write (``replace_types`` limits that to nodes of those types and to edges leaving them);
+      ``delete_node_ids`` deletes those of the owner's nodes. Deleting a node deletes every
+      edge touching it.
+    * ``state`` sets improve-state values; ``fingerprint_key`` stores
+      :meth:`Store.graph_fingerprint` as computed at the end of the transaction.
+    * ``marks`` maps a consumer name to session-entry marks that must all be new.
+    """
+
+    dataset_id: UUID
+    owner: str
+    nodes: Sequence[Node] = ()
+    edges: Sequence[Edge] = ()
+    anchors: Mapping[UUID, UUID] = field(default_factory=dict)
+    replace: bool = False
+    replace_types: Sequence[str] = ()
+    delete_node_ids: Sequence[UUID] = ()
+    state: Mapping[str, str] = field(default_factory=dict)
+    fingerprint_key: str | None = None
+    marks: Mapping[str, Sequence[EntryMark]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedReport:
+    nodes_written: int = 0
+    edges_written: int = 0
+    nodes_deleted: int = 0
+    edges_deleted: int = 0
+    marks: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackUpdate:
+    """One rating to spend: move these elements' feedback weight toward ``target`` (0..1)."""
+
+    mark: EntryMark
+    target: float
+    node_ids: Sequence[UUID] = ()
+    edge_ids: Sequence[UUID] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReport:
+    ratings: int = 0
+    nodes: int = 0
+    edges: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MentionCount:
+    data_id: UUID
+    entity_id: UUID
+    chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredApiKey:
+    """An API key as the store holds it: metadata and the hex SHA-256 of its secret part."""
+
+    info: ApiKeyInfo
+    secret_hash: str

@@ -375,7 +375,9 @@ async def test_wide_search_top_k_bounds_candidates_and_reads_stay_small() -> Non
         assert "list_nodes" not in reads.calls and "list_edges" not in reads.calls
         assert "neighbourhood" not in reads.calls  # no walk follows a whole fan-out
         assert reads.calls["incident_edges"] <= 4 and reads.calls["edges_between"] <= 1
-        assert reads.calls.get("get_nodes", 0) <= 4  # summaries, two projections, passages
+        # summaries, two projections, passages; + the global context overview (issue 5: the
+        # dataset root and the cited documents' buckets, read by id)
+        assert reads.calls.get("get_nodes", 0) <= 5
         seeds = 2 * 3
         assert reads.nodes <= NODES_PER_SEED * seeds + 2 + seeds
         assert reads.nodes < total_nodes / 4  # nowhere near the whole graph

@@ -98,11 +98,14 @@ def compile_query(
     *,
     default_limit: int = DEFAULT_LIMIT,
     max_limit: int = MAX_LIMIT,
+    viewer: UUID | str | None = None,
 ) -> CompiledQuery:
-    """The SQL for ``query`` restricted to ``dataset_ids``."""
-    return _Compiler(query, [str(d) for d in dataset_ids], parameters, dialect).build(
-        default_limit, max_limit
-    )
+    """The SQL for ``query`` restricted to ``dataset_ids``; with a ``viewer``, also to the nodes
+    that user may see: a per-user internal node (``properties.internal`` with a ``user_id``,
+    such as a preference record) only matches for its own user."""
+    compiler = _Compiler(query, [str(d) for d in dataset_ids], parameters, dialect)
+    compiler.viewer = None if viewer is None else str(viewer)
+    return compiler.build(default_limit, max_limit)
 
 
 class _Compiler(ExprCompiler):
@@ -219,6 +222,8 @@ class _Compiler(ExprCompiler):
             alias = f"n{sum(1 for t in self.tables if t.startswith('nodes'))}"
             self.tables.append(f"nodes AS {alias}")
             self.conditions.append(self.d.in_json_list(f"{alias}.dataset_id", self.datasets))
+            if self.viewer is not None:
+                self.conditions.append(self.owned_by_viewer(alias))
             if node.var:
                 self.bindings[node.var] = Binding("node", alias)
         if node.label is not None:
@@ -226,6 +231,13 @@ class _Compiler(ExprCompiler):
         for key, expr in node.props:
             self.conditions.append(self.equals(self.property(alias, "node", key, node.start), expr))
         return alias
+
+    def owned_by_viewer(self, alias: str) -> Fragment:
+        """Not another user's internal node (one without a ``user_id`` is the dataset's)."""
+        internal = self.d.json_value(f"{alias}.properties", "internal")
+        user = self.d.json_value(f"{alias}.properties", "user_id")
+        sql = f"(COALESCE({internal[0]}, 0) = 0 OR {user[0]} IS NULL OR {user[0]} = ?)"
+        return sql, [*internal[1], *user[1], *user[1], self.viewer]
 
     def bind_rel(self, rel: RelPattern, left: str, right: str) -> str:
         if rel.var and rel.var in self.bindings:

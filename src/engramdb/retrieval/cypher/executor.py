@@ -44,6 +44,7 @@ async def run_cypher(
     timeout: float = DEFAULT_TIMEOUT_S,
     default_limit: int = DEFAULT_LIMIT,
     max_limit: int = MAX_LIMIT,
+    viewer: UUID | str | None = None,
 ) -> CypherResult:
     """Rows of ``query`` over ``dataset_ids`` only. Raises CypherSyntaxError,
     CypherUnsupportedError or CypherTimeoutError (all EngramValidationErrors)."""
@@ -55,6 +56,7 @@ async def run_cypher(
         backend.dialect,
         default_limit=default_limit,
         max_limit=max_limit,
+        viewer=viewer,
     )
     names = [c.name for c in compiled.columns]
     if not dataset_ids:

@@ -108,6 +108,8 @@ class ExprCompiler:
         self.conditions: list[Fragment] = []
         self.aggregates_ok = False
         self.joiner = ", "
+        #: The user whose per-user internal nodes may match (None: no such filter).
+        self.viewer: str | None = None
 
     def error(self, message: str, offset: int) -> CypherSyntaxError:
         return CypherSyntaxError(message, self.q.text, offset)

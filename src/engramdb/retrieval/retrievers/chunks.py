@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from engramdb.engine import check_embedding
+from engramdb.improvement.conflicts import label_chunk_results
 from engramdb.ingest.graph_builder import CHUNK_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
@@ -182,6 +183,7 @@ class ChunksRetriever(Retriever):
         found = await search_chunks(
             ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
         )
+        found = await label_chunk_results(ctx.store, ctx.dataset_ids, found)
         return list(_with_breakdown(found) if opts.verbose else found)
 
 

@@ -47,6 +47,7 @@ class CypherRetriever(Retriever):
             opts.query,
             parameters=_parameters(config.get("parameters")),
             timeout=_timeout(config.get("timeout_seconds")),
+            viewer=ctx.user.id,
         )
         return list(entries)
 
@@ -58,10 +59,17 @@ async def search_cypher(
     *,
     parameters: Mapping[str, object] | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
+    viewer: UUID | None = None,
 ) -> list[ResponseGraphEntry]:
-    """One entry per result row of ``query`` over ``datasets`` (nothing outside them)."""
+    """One entry per result row of ``query`` over ``datasets`` (nothing outside them, and none
+    of another user's per-user internal nodes when a ``viewer`` is given)."""
     result = await run_cypher(
-        backend_for(store), query, [d.id for d in datasets], parameters, timeout=timeout
+        backend_for(store),
+        query,
+        [d.id for d in datasets],
+        parameters,
+        timeout=timeout,
+        viewer=viewer,
     )
     return _entries(result, datasets)
 

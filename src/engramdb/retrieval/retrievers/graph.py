@@ -53,6 +53,7 @@ from engramdb.engine import check_embedding
 from engramdb.ingest.graph_builder import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Edge, Node, NodeType
 from engramdb.models.search_type import SearchType
+from engramdb.personalization.lookup import PreferenceView, personal_terms
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.ranking import (
     ScoreBreakdown,
@@ -158,8 +159,11 @@ class TripletSearch:
         feedback_influence: float = 0.0,
         projected: int = MIN_PROJECTED_SEEDS,
         node_filter: NodeSetFilter | None = None,
+        preferences: PreferenceView | None = None,
     ) -> None:
         self.ctx = ctx
+        #: The user's preference weights (personalization); None or empty: no personal factor.
+        self.preferences = preferences
         self.wide_top_k = max(1, wide_top_k)
         self.projected = max(1, projected)
         self.penalty = penalty
@@ -189,6 +193,7 @@ class TripletSearch:
                 if opts.node_name
                 else None
             ),
+            preferences=opts.preferences,
         )
 
     @property
@@ -386,11 +391,14 @@ class TripletSearch:
         weight = _mean(source.importance_weight, edge.importance_weight, target.importance_weight)
         feedback = _mean(source.feedback_weight, edge.feedback_weight, target.feedback_weight)
         if self.use_importance:
+            personal, influence = personal_terms(self.preferences, source.id, target.id)
             breakdown = graph_score(
                 distance,
                 importance_weight=weight,
                 feedback_weight=feedback,
                 feedback_influence=self.feedback_influence,
+                personal_weight=personal,
+                personal_influence=influence,
             )
         else:
             breakdown = similarity_only_score(

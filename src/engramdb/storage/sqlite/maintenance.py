@@ -83,7 +83,9 @@ INTEGRITY_CHECKS: tuple[tuple[str, str], ...] = (
     (
         "node without provenance",
         "SELECT n.id FROM nodes n "
-        "WHERE NOT EXISTS (SELECT 1 FROM node_sources s WHERE s.node_id = n.id)",
+        "WHERE NOT EXISTS (SELECT 1 FROM node_sources s WHERE s.node_id = n.id)"
+        # improve()'s derived nodes need no provenance (storage/sqlite/derived.py)
+        " AND NOT EXISTS (SELECT 1 FROM derived_nodes d WHERE d.node_id = n.id)",
     ),
     (
         "edge to a missing node",

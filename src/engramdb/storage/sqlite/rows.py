@@ -38,7 +38,7 @@ __all__ = [
     "to_time",
 ]
 
-USER_COLUMNS = "id, email, is_default, created_at"
+USER_COLUMNS = "id, email, is_default, created_at, is_admin"
 DATASET_COLUMNS = "id, owner_id, name, embedding_model, embedding_dim, created_at"
 DATA_COLUMNS = (
     "id, dataset_id, name, content_hash, mime_type, importance_weight, external_metadata, "
@@ -116,7 +116,11 @@ def _ids(value: str | None) -> list[UUID]:
 
 def row_to_user(row: sqlite3.Row | tuple[Any, ...]) -> User:
     return User(
-        id=UUID(row[0]), email=row[1], is_default=bool(row[2]), created_at=parse_time(row[3])
+        id=UUID(row[0]),
+        email=row[1],
+        is_default=bool(row[2]),
+        created_at=parse_time(row[3]),
+        is_admin=bool(row[4]),
     )
 
 

@@ -289,12 +289,72 @@ _V5_EDGE_INDEXES = Migration(
     ),
 )
 
+_V6_DERIVED = Migration(
+    6,
+    "improve: derived graph elements (owners), per-dataset improve state",
+    (
+        # Which nodes/edges improve() derived, and who owns them. The cascades keep these rows
+        # in step with every deletion path (document, dataset, everything).
+        """CREATE TABLE derived_nodes (
+            node_id TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+            dataset_id TEXT NOT NULL,
+            owner TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX derived_nodes_by_owner ON derived_nodes(dataset_id, owner)",
+        """CREATE TABLE derived_edges (
+            edge_id TEXT PRIMARY KEY REFERENCES edges(id) ON DELETE CASCADE,
+            dataset_id TEXT NOT NULL,
+            owner TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX derived_edges_by_owner ON derived_edges(dataset_id, owner)",
+        """CREATE TABLE improve_state (
+            dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, key)
+        ) WITHOUT ROWID""",
+    ),
+)
+
+_V7_ACCESS = Migration(
+    7,
+    "access control: administrator flag, API keys (hashed), dataset grants",
+    (
+        "ALTER TABLE users ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0",
+        # Only a hash of the key's secret is stored; the key is shown once, at creation.
+        """CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users(id),
+            name TEXT NOT NULL DEFAULT '',
+            prefix TEXT NOT NULL,
+            secret_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        )""",
+        "CREATE INDEX api_keys_by_user ON api_keys(user_id, created_at)",
+        # Deleted with their dataset (every deletion path removes the datasets row).
+        """CREATE TABLE grants (
+            dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+            grantee_id TEXT NOT NULL REFERENCES users(id),
+            permission TEXT NOT NULL
+                CHECK (permission IN ('read', 'write', 'delete', 'share')),
+            granted_by TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, grantee_id, permission)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX grants_by_grantee ON grants(grantee_id, permission)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
     _V3_VOCAB,
     _V4_SESSIONS,
     _V5_EDGE_INDEXES,
+    _V6_DERIVED,
+    _V7_ACCESS,
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

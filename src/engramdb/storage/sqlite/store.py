@@ -11,6 +11,8 @@ unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside
 * :mod:`.vector_cache` — in-memory exact vector search kept coherent across processes;
 * :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
 * :mod:`.sessions` — the session store (Q&A entries, feedback, marks, traces, guidance).
+* :mod:`.derived` — improve()'s derived graph data, feedback weights and improve state.
+* :mod:`.access` — administrator flags, API keys (hashed) and dataset grants.
 
 Nothing happens on construction: the file is opened on first use, and created only by
 :meth:`SqliteStore.setup`.
@@ -30,6 +32,7 @@ from typing import Literal, TypeVar
 from uuid import UUID, uuid4
 
 from engramdb.errors import EmbeddingMismatchError, EngramValidationError
+from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import (
     DataRecord,
     Dataset,
@@ -51,14 +54,21 @@ from engramdb.models.sessions import (
 )
 from engramdb.storage.base import (
     DeleteReport,
+    DerivedReport,
+    DerivedWrite,
     DocumentWrite,
+    FeedbackReport,
+    FeedbackUpdate,
     FloatArray,
     IntegrityReport,
+    MentionCount,
     ScoredId,
     Store,
+    StoredApiKey,
     Subgraph,
 )
-from engramdb.storage.sqlite import documents, graph, maintenance, records
+from engramdb.storage.sqlite import access as access_sql
+from engramdb.storage.sqlite import derived, documents, graph, maintenance, records
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
@@ -571,4 +581,117 @@ class SqliteStore(Store):
     async def delete_session(self, user_id: UUID, session_id: str) -> bool:
         return await self._write(
             partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
+        )
+
+    # --- derived graph data (see :mod:`.derived`) ----------------------------------------------
+
+    async def write_derived(self, write: DerivedWrite) -> DerivedReport:
+        return await self._write(partial(derived.write_derived, write=write))
+
+    async def list_derived(
+        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
+    ) -> Subgraph:
+        return await self._read(
+            partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type)
+        )
+
+    async def apply_feedback_weights(
+        self,
+        dataset_id: UUID,
+        consumer: str,
+        updates: Sequence[FeedbackUpdate],
+        *,
+        alpha: float,
+    ) -> FeedbackReport:
+        if not updates:
+            return FeedbackReport()
+        return await self._write(
+            partial(
+                derived.apply_feedback_weights,
+                dataset_id=dataset_id,
+                consumer=consumer,
+                updates=list(updates),
+                alpha=alpha,
+            )
+        )
+
+    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
+        return await self._read(partial(derived.get_state, dataset_id=dataset_id, key=key))
+
+    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
+        await self._write(partial(derived.set_state, dataset_id=dataset_id, key=key, value=value))
+
+    async def graph_fingerprint(self, dataset_id: UUID) -> str:
+        return await self._read(partial(derived.graph_fingerprint, dataset_id=dataset_id))
+
+    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
+        return await self._read(partial(derived.entity_mentions, dataset_id=dataset_id))
+
+    async def fact_edges(
+        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+    ) -> list[Edge]:
+        return await self._read(
+            partial(
+                derived.fact_edges,
+                dataset_id=dataset_id,
+                exclude_relations=list(exclude_relations),
+            )
+        )
+
+    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
+        return await self._read(
+            partial(derived.edges_among, dataset_id=dataset_id, node_ids=list(node_ids))
+        )
+
+    # --- users, api keys, grants (issue 6; SQL in :mod:`.access`) ------------------------------
+
+    async def find_user_by_email(self, email: str) -> User | None:
+        return await self._read(partial(access_sql.user_by_email, email=email))
+
+    async def list_users(self) -> list[User]:
+        return await self._read(access_sql.list_users)
+
+    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
+        return await self._write(
+            partial(access_sql.set_user_admin, user_id=user_id, is_admin=is_admin)
+        )
+
+    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
+        return await self._write(partial(access_sql.add_api_key, key=key, secret_hash=secret_hash))
+
+    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
+        return await self._read(partial(access_sql.get_api_key, key_id=key_id))
+
+    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
+        return await self._read(partial(access_sql.list_api_keys, user_id=user_id))
+
+    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
+        return await self._write(partial(access_sql.revoke_api_key, key_id=key_id))
+
+    async def add_grant(self, grant: Grant) -> Grant:
+        return await self._write(partial(access_sql.add_grant, grant=grant))
+
+    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
+        return await self._write(
+            partial(
+                access_sql.remove_grant,
+                dataset_id=dataset_id,
+                grantee_id=grantee_id,
+                permission=permission,
+            )
+        )
+
+    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
+        return await self._read(partial(access_sql.list_grants, dataset_id=dataset_id))
+
+    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
+        return await self._read(
+            partial(access_sql.granted_permissions, dataset_id=dataset_id, grantee_id=grantee_id)
+        )
+
+    async def list_granted_datasets(
+        self, grantee_id: UUID, permission: str | None = None
+    ) -> list[Dataset]:
+        return await self._read(
+            partial(access_sql.list_granted_datasets, grantee_id=grantee_id, permission=permission)
         )

@@ -1,0 +1,127 @@
+"""Granting and revoking permissions on a dataset.
+
+Who may do what:
+
+* The owner may grant and revoke any permission to anyone (except themselves: they already hold
+  everything).
+* A holder of ``share`` may grant and revoke the permissions they hold themselves (``share``
+  included, which is how re-sharing works), to and from anyone but themselves and the owner.
+* Anyone may give up a permission they were granted (``revoke`` with their own id).
+* Grants do not cascade: revoking B's ``share`` leaves the grants B gave in place.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from engramdb.access.permissions import check, validate_permission
+from engramdb.engine import Engine, get_engine
+from engramdb.errors import EngramValidationError, NotFoundError, PermissionDeniedError
+from engramdb.models.access import Grant, Permission
+from engramdb.models.records import Dataset, User, utcnow
+from engramdb.validation import validate_uuid
+
+__all__ = ["grant", "list_grants", "revoke"]
+
+
+async def grant(
+    dataset_id: UUID,
+    grantee_id: UUID,
+    permission: Permission,
+    *,
+    user: User | None = None,
+) -> None:
+    """Give ``grantee_id`` the ``permission`` on the dataset (idempotent).
+
+    The acting ``user`` (default: the default local user) must own the dataset or hold
+    ``share`` and the permission given. PermissionDeniedError when not allowed (the same for an
+    unknown dataset), NotFoundError for an unknown grantee, EngramValidationError for granting
+    to oneself or to the owner.
+    """
+    engine, actor, wanted, ds_id, grantee = await _prepare(dataset_id, grantee_id, permission, user)
+    dataset = await _managed(engine, actor, ds_id, wanted)
+    if grantee == actor.id:
+        raise EngramValidationError(
+            "you cannot grant permissions to yourself; ask the dataset's owner"
+        )
+    if grantee == dataset.owner_id:
+        raise EngramValidationError(
+            f"user {grantee} owns dataset {dataset.id} and already holds every permission"
+        )
+    if await engine.store.get_user(grantee) is None:
+        raise NotFoundError(
+            f"No user with id {grantee}; create one with 'engramdb users create <email>'."
+        )
+    await engine.store.add_grant(
+        Grant(
+            dataset_id=dataset.id,
+            grantee_id=grantee,
+            permission=wanted,
+            granted_by=actor.id,
+            created_at=utcnow(),
+        )
+    )
+
+
+async def revoke(
+    dataset_id: UUID,
+    grantee_id: UUID,
+    permission: Permission,
+    *,
+    user: User | None = None,
+) -> None:
+    """Take ``permission`` on the dataset away from ``grantee_id``, effective immediately
+    (idempotent). Allowed for the owner, for a holder of ``share`` and that permission, and for
+    the grantee themselves; PermissionDeniedError otherwise (the same for an unknown dataset)."""
+    engine, actor, wanted, ds_id, grantee = await _prepare(dataset_id, grantee_id, permission, user)
+    if grantee == actor.id:
+        dataset = await check(actor, ds_id, wanted, store=engine.store)
+        if dataset.owner_id == actor.id:
+            raise EngramValidationError(
+                "an owner's permissions come from owning the dataset and cannot be revoked; "
+                "forget the dataset to give it up"
+            )
+    else:
+        dataset = await _managed(engine, actor, ds_id, wanted)
+        if grantee == dataset.owner_id:
+            raise EngramValidationError(
+                f"user {grantee} owns dataset {dataset.id}; an owner's permissions cannot be "
+                "revoked"
+            )
+    await engine.store.remove_grant(dataset.id, grantee, wanted)
+
+
+async def list_grants(dataset_id: UUID, *, user: User | None = None) -> list[Grant]:
+    """The dataset's grants (owner or ``share`` holder only; PermissionDeniedError otherwise,
+    the same for an unknown dataset)."""
+    ds_id = validate_uuid(dataset_id, "dataset_id")
+    engine = get_engine()
+    actor = await engine.resolve_user(user)
+    dataset = await check(actor, ds_id, "share", store=engine.store)
+    return await engine.store.list_grants(dataset.id)
+
+
+async def _prepare(
+    dataset_id: object, grantee_id: object, permission: object, user: User | None
+) -> tuple[Engine, User, Permission, UUID, UUID]:
+    wanted = validate_permission(permission)
+    ds_id = validate_uuid(dataset_id, "dataset_id")
+    grantee = validate_uuid(grantee_id, "grantee_id")
+    engine = get_engine()
+    actor = await engine.resolve_user(user)
+    return engine, actor, wanted, ds_id, grantee
+
+
+async def _managed(
+    engine: Engine, actor: User, dataset_id: UUID, permission: Permission
+) -> Dataset:
+    """The dataset if ``actor`` may hand out or take back ``permission`` on it."""
+    dataset = await check(actor, dataset_id, "share", store=engine.store)
+    if dataset.owner_id != actor.id and permission not in await engine.store.granted_permissions(
+        dataset.id, actor.id
+    ):
+        raise PermissionDeniedError(
+            f"you may only share permissions you hold yourself, and you do not hold "
+            f"[{permission}] on dataset {dataset.id}; ask the dataset's owner"
+        )
+    return dataset

@@ -1,0 +1,138 @@
+"""API keys: created with a random secret, shown once, stored only as a hash, revocable.
+
+A key reads ``egm_<32 hex digits of its id>_<secret>``. The id part finds the stored row in one
+lookup; the SHA-256 of the whole key is compared with the stored hash in constant time. The
+secret is 256 random bits, so a fast hash is enough (there is nothing to brute-force). Unknown,
+revoked and malformed keys are refused with the SAME :class:`AuthenticationError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from uuid import UUID, uuid4
+
+from engramdb.engine import get_engine
+from engramdb.errors import (
+    AuthenticationError,
+    EngramValidationError,
+    NotFoundError,
+    PermissionDeniedError,
+)
+from engramdb.models.access import ApiKeyInfo
+from engramdb.models.records import User, utcnow
+from engramdb.validation import validate_uuid
+
+__all__ = [
+    "KEY_PREFIX",
+    "MAX_KEY_NAME",
+    "authenticate",
+    "create_api_key",
+    "hash_key",
+    "list_api_keys",
+    "revoke_api_key",
+]
+
+#: Every key starts with this (secret scanners and people can recognise it).
+KEY_PREFIX = "egm_"
+MAX_KEY_NAME = 100
+_KEY_RE = re.compile(r"^egm_([0-9a-f]{32})_([A-Za-z0-9_\-]{32,128})$")
+#: Compared against when no key row exists, so a miss costs what a hit does.
+_DUMMY_HASH = "0" * 64
+
+_REFUSED = (
+    "Invalid API key: it is unknown, revoked or malformed. Use a key created with "
+    "'engramdb users keys create <email>' (keys look like egm_<id>_<secret>)."
+)
+
+
+def hash_key(api_key: str) -> str:
+    """The hex SHA-256 the store keeps for a key."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+
+
+async def create_api_key(user_id: UUID, *, name: str = "") -> tuple[ApiKeyInfo, str]:
+    """Create a key for the user; returns its metadata and the key itself.
+
+    The key is returned this once and never stored: keep it (only its hash is kept, so a lost
+    key cannot be shown again -- revoke it and create another). NotFoundError for an unknown
+    user, EngramValidationError for a bad ``name``.
+    """
+    owner_id = validate_uuid(user_id, "user_id")
+    if not isinstance(name, str) or len(name) > MAX_KEY_NAME:
+        raise EngramValidationError(
+            f"name must be a string of at most {MAX_KEY_NAME} characters, e.g. 'laptop'"
+        )
+    engine = get_engine()
+    await engine.ensure_setup()
+    store = engine.store
+    if await store.get_user(owner_id) is None:
+        raise NotFoundError(
+            f"No user with id {owner_id}; create one with 'engramdb users create <email>'."
+        )
+    key_id = uuid4()
+    prefix = f"{KEY_PREFIX}{key_id.hex}"
+    api_key = f"{prefix}_{secrets.token_urlsafe(32)}"
+    info = ApiKeyInfo(
+        id=key_id, user_id=owner_id, name=name.strip(), prefix=prefix, created_at=utcnow()
+    )
+    stored = await store.add_api_key(info, hash_key(api_key))
+    return stored, api_key
+
+
+async def list_api_keys(user_id: UUID) -> list[ApiKeyInfo]:
+    """The user's keys (metadata only; revoked ones included), oldest first."""
+    owner_id = validate_uuid(user_id, "user_id")
+    engine = get_engine()
+    if not await engine.database_exists():
+        return []
+    await engine.ensure_setup()
+    return await engine.store.list_api_keys(owner_id)
+
+
+async def revoke_api_key(key_id: UUID, *, user: User | None = None) -> None:
+    """Revoke a key at once (the next :func:`authenticate` with it fails). Idempotent.
+
+    ``user`` (default: the default local user) must own the key or be an administrator; an
+    unknown key and another user's key get the same PermissionDeniedError.
+    """
+    ident = validate_uuid(key_id, "key_id")
+    refused = PermissionDeniedError(
+        f"No API key {ident} that you may revoke (or no such key exists); list your keys with "
+        "'engramdb users keys list <email>'."
+    )
+    engine = get_engine()
+    if not await engine.database_exists():
+        raise refused
+    actor = await engine.resolve_user(user)
+    stored = await engine.store.get_api_key(ident)
+    if stored is None or (stored.info.user_id != actor.id and not actor.is_admin):
+        raise refused
+    await engine.store.revoke_api_key(ident)
+
+
+async def authenticate(api_key: str) -> User:
+    """The user an API key belongs to. AuthenticationError (401) -- one message for every
+    cause -- when the key is malformed, unknown or revoked, or its user is gone."""
+    refused = AuthenticationError(_REFUSED)
+    if not isinstance(api_key, str):
+        raise refused
+    match = _KEY_RE.match(api_key.strip())
+    if match is None:
+        raise refused
+    engine = get_engine()
+    if not await engine.database_exists():
+        raise refused
+    await engine.ensure_setup()
+    store = engine.store
+    stored = await store.get_api_key(UUID(hex=match.group(1)))
+    expected = stored.secret_hash if stored is not None else _DUMMY_HASH
+    matches = hmac.compare_digest(expected, hash_key(api_key.strip()))
+    if stored is None or not matches or stored.info.revoked:
+        raise refused
+    user = await store.get_user(stored.info.user_id)
+    if user is None:
+        raise refused
+    return user

@@ -1,0 +1,414 @@
+"""The ``review_conflicts`` stage: find facts that disagree, with the LLM, dated by documents.
+
+What counts as a fact that *could* disagree: two or more relation edges from one entity with the
+same relation name and different targets ("Alice lives_in Paris", "Alice lives_in Berlin");
+the attribute is the relation. Each such group is sent to the LLM with, for every fact, the
+documents it came from and their ``effective_date`` (the ``IMPROVE_EFFECTIVE_DATE_KEY`` entry of
+the document's ``external_metadata``; never the time engramdb wrote the edge). Calls hold at
+most 25 groups and about 8,000 input tokens; a group too big for one call is skipped and not
+retried (``entities_skipped``); a group whose call failed is retried on the next run
+(``entities_failed``). Later runs send only groups whose facts changed since they were reviewed.
+
+The model answers, per group, whether the facts conflict and which one is current. A conflict
+is stored as a :class:`FactConflict` (a derived, internal node of owner ``review_conflicts``)
+whose facts are labelled ``current`` / ``superseded`` (the model named a current fact) or
+``conflicting`` (it could not). A user's choice (:func:`resolve`) wins over the model's and is
+kept by later reviews while the chosen fact exists. Groups found consistent leave nothing
+behind, and a stored conflict whose group no longer disagrees is deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+
+from engramdb.errors import LLMPaymentRequiredError, LLMProviderError
+from engramdb.improvement.context import ImproveContext, StageOutcome
+from engramdb.models.records import DataRecord, Edge, Node, stable_id
+from engramdb.storage.base import DerivedWrite, Store
+
+__all__ = [
+    "CONFLICT_TYPE",
+    "OWNER",
+    "ConflictFact",
+    "FactConflict",
+    "conflict_from_node",
+    "label_chunk_results",
+    "load_conflicts",
+    "relevant_conflicts",
+    "render_conflicts",
+    "review_conflicts",
+]
+
+logger = logging.getLogger(__name__)
+
+OWNER = "review_conflicts"
+CONFLICT_TYPE = "FactConflict"
+STATE_KEY = "review_conflicts.reviewed"
+STRUCTURAL = ("is_part_of", "summarizes", "contains", "is_a", "next", "mentions")
+MAX_GROUPS_PER_CALL = 25
+MAX_INPUT_TOKENS = 8000
+
+FactLabel = Literal["current", "superseded", "conflicting"]
+
+
+class ConflictFact(BaseModel):
+    """One fact of a conflict: an edge ``entity —attribute→ value`` and where it came from."""
+
+    edge_id: UUID
+    text: str
+    value: str
+    #: The node the fact points at (its value).
+    value_id: UUID
+    label: FactLabel
+    effective_date: str | None = None
+    data_ids: list[UUID] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)
+
+
+class FactConflict(BaseModel):
+    """Facts about one attribute of one entity that disagree (see :mod:`.conflicts`)."""
+
+    id: UUID
+    dataset_id: UUID
+    entity_id: UUID
+    entity_name: str
+    attribute: str
+    facts: list[ConflictFact]
+    explanation: str = ""
+    #: The fact a user accepted with ``resolve_conflict`` (None: not resolved).
+    resolved_fact_id: UUID | None = None
+
+    @property
+    def status(self) -> Literal["open", "resolved"]:
+        return "resolved" if self.resolved_fact_id is not None else "open"
+
+    @property
+    def current(self) -> ConflictFact | None:
+        return next((f for f in self.facts if f.label == "current"), None)
+
+
+class _Verdict(BaseModel):
+    group: int
+    conflicting: bool
+    current_fact: int | None = None
+    explanation: str = ""
+
+
+class _Review(BaseModel):
+    verdicts: list[_Verdict] = Field(default_factory=list)
+
+
+_SYSTEM = (
+    "You review facts extracted from documents. For each numbered group, decide whether its "
+    "facts disagree (they cannot all be true at once) or are compatible (e.g. an entity may "
+    "have several true values for the attribute). When they disagree, name the fact that is "
+    "current, preferring the one from the most recent effective date; answer null when the "
+    "dates do not decide it. Use only the facts and dates given."
+)
+
+
+def _dates(doc: DataRecord | None, key: str) -> str | None:
+    if doc is None:
+        return None
+    value = doc.external_metadata.get(key)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return None if value in (None, "") else str(value)
+
+
+def _signature(edges: Sequence[Edge]) -> str:
+    return hashlib.sha256("|".join(sorted(str(e.id) for e in edges)).encode()).hexdigest()[:16]
+
+
+async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
+    store, dataset, key = ctx.store, ctx.dataset, ctx.settings.improve_effective_date_key
+    llm = ctx.engine.llm
+    if llm is None:  # the gate said an LLM is configured; the factory may still decline
+        return StageOutcome("already_completed", "no_llm_configured")
+    facts = await store.fact_edges(dataset.id, exclude_relations=STRUCTURAL)
+    groups: dict[tuple[UUID, str], list[Edge]] = defaultdict(list)
+    for edge in facts:
+        groups[edge.source_id, edge.relation].append(edge)
+    candidates = {k: v for k, v in groups.items() if len({e.target_id for e in v}) >= 2}
+    raw = await store.get_improve_state(dataset.id, STATE_KEY)
+    reviewed: dict[str, str] = json.loads(raw) if raw else {}
+    todo = {k: v for k, v in candidates.items() if reviewed.get(f"{k[0]}:{k[1]}") != _signature(v)}
+    stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
+    gone = [i for i, n in stored.items() if _group_key(n) not in candidates]
+    if not todo:
+        if gone:
+            await store.write_derived(DerivedWrite(dataset.id, OWNER, delete_node_ids=gone))
+        return StageOutcome("already_completed", "no_new_facts", counts={"deleted": len(gone)})
+
+    node_ids = sorted(
+        {e.source_id for v in todo.values() for e in v}
+        | {e.target_id for v in todo.values() for e in v},
+        key=str,
+    )
+    names = {n.id: n.name for n in await store.get_nodes(node_ids)}
+    docs = {d.id: d for d in await store.list_data(dataset.id)}
+
+    batches: list[list[tuple[tuple[UUID, str], list[Edge]]]] = [[]]
+    tokens = 0
+    skipped = 0
+    for group_key, edges in sorted(todo.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        cost = sum(len(_fact_line(e, names, docs, key)) for e in edges) // 4 + 20
+        if cost > MAX_INPUT_TOKENS:
+            skipped += 1
+            reviewed[f"{group_key[0]}:{group_key[1]}"] = _signature(edges)  # never retried
+            continue
+        if len(batches[-1]) >= MAX_GROUPS_PER_CALL or tokens + cost > MAX_INPUT_TOKENS:
+            batches.append([])
+            tokens = 0
+        batches[-1].append((group_key, edges))
+        tokens += cost
+
+    conflicts: list[Node] = []
+    consistent: list[UUID] = []
+    failed = reviewed_groups = 0
+    last_error = ""
+    for batch in [b for b in batches if b]:
+        try:
+            review, _ = await llm.structured(
+                [
+                    {"role": "system", "content": _SYSTEM},
+                    {"role": "user", "content": _prompt(batch, names, docs, key)},
+                ],
+                _Review,
+                cache=False,
+            )
+        except LLMPaymentRequiredError:
+            raise  # ends the run: every later call would fail the same way
+        except LLMProviderError as exc:
+            failed += len(batch)
+            last_error = f"{type(exc).__name__}: {exc}"
+            logger.warning("conflict review call failed; retried next run: %s", exc)
+            continue
+        verdicts = {v.group: v for v in review.verdicts}
+        for index, (group_key, edges) in enumerate(batch, start=1):
+            verdict = verdicts.get(index)
+            node_id = stable_id(OWNER, dataset.id, group_key[0], group_key[1])
+            reviewed[f"{group_key[0]}:{group_key[1]}"] = _signature(edges)
+            reviewed_groups += 1
+            if verdict is None or not verdict.conflicting:
+                consistent.append(node_id)
+                continue
+            previous = stored.get(node_id)
+            conflicts.append(
+                _conflict_node(
+                    dataset.id, node_id, group_key, edges, verdict, previous, names, docs, key
+                )
+            )
+    await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset.id,
+            owner=OWNER,
+            nodes=conflicts,
+            delete_node_ids=[i for i in [*consistent, *gone] if i in stored],
+            state={STATE_KEY: json.dumps(reviewed, sort_keys=True)},
+        )
+    )
+    counts = {
+        "entities_reviewed": reviewed_groups,
+        "conflicts": len(conflicts),
+        "entities_failed": failed,
+        "entities_skipped": skipped,
+    }
+    if failed:
+        return StageOutcome("errored", last_error, counts)
+    return StageOutcome(counts=counts)
+
+
+def _group_key(node: Node) -> tuple[UUID, str] | None:
+    try:
+        return UUID(str(node.properties["entity_id"])), str(node.properties["attribute"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _fact_line(edge: Edge, names: dict[UUID, str], docs: dict[UUID, DataRecord], key: str) -> str:
+    sources = [docs.get(d) for d in edge.data_ids]
+    when = sorted({d for d in (_dates(s, key) for s in sources) if d})
+    where = ", ".join(sorted({s.name for s in sources if s is not None})) or "unknown"
+    return (
+        f"{names.get(edge.source_id, '?')} {edge.relation.replace('_', ' ')} "
+        f"{names.get(edge.target_id, '?')} (effective date: {', '.join(when) or 'unknown'}; "
+        f"document: {where})"
+    )
+
+
+def _prompt(
+    batch: list[tuple[tuple[UUID, str], list[Edge]]],
+    names: dict[UUID, str],
+    docs: dict[UUID, DataRecord],
+    key: str,
+) -> str:
+    lines = ["Answer with one verdict per group; facts are numbered within their group."]
+    for index, ((entity_id, relation), edges) in enumerate(batch, start=1):
+        lines.append(f"\nGroup {index}: {names.get(entity_id, '?')} / {relation}")
+        lines += [f"  {i}. {_fact_line(e, names, docs, key)}" for i, e in enumerate(edges, 1)]
+    return "\n".join(lines)
+
+
+def _conflict_node(
+    dataset_id: UUID,
+    node_id: UUID,
+    group_key: tuple[UUID, str],
+    edges: list[Edge],
+    verdict: _Verdict,
+    previous: Node | None,
+    names: dict[UUID, str],
+    docs: dict[UUID, DataRecord],
+    key: str,
+) -> Node:
+    resolved = previous.properties.get("resolved_fact_id") if previous else None
+    if resolved not in {str(e.id) for e in edges}:
+        resolved = None  # the accepted fact is gone: the model's verdict applies again
+    model_pick = (
+        str(edges[verdict.current_fact - 1].id)
+        if verdict.current_fact is not None and 1 <= verdict.current_fact <= len(edges)
+        else None
+    )
+    current = resolved or model_pick
+    facts = []
+    for edge in edges:
+        sources = [docs.get(d) for d in edge.data_ids]
+        when = sorted({d for d in (_dates(s, key) for s in sources) if d})
+        label = (
+            "conflicting"
+            if current is None
+            else ("current" if str(edge.id) == current else "superseded")
+        )
+        facts.append(
+            {
+                "edge_id": str(edge.id),
+                "text": f"{names.get(edge.source_id, '?')} {edge.relation.replace('_', ' ')} "
+                f"{names.get(edge.target_id, '?')}",
+                "value": names.get(edge.target_id, "?"),
+                "value_id": str(edge.target_id),
+                "label": label,
+                "effective_date": when[-1] if when else None,
+                "data_ids": [str(d) for d in edge.data_ids],
+                "documents": sorted({s.name for s in sources if s is not None}),
+            }
+        )
+    entity = names.get(group_key[0], "?")
+    return Node(
+        id=node_id,
+        dataset_id=dataset_id,
+        type=CONFLICT_TYPE,
+        name=f"conflict: {entity} / {group_key[1]}",
+        text=verdict.explanation,
+        properties={
+            "internal": True,
+            "entity_id": str(group_key[0]),
+            "entity_name": entity,
+            "attribute": group_key[1],
+            "facts": facts,
+            "resolved_fact_id": resolved,
+        },
+    )
+
+
+def conflict_from_node(node: Node) -> FactConflict:
+    props: dict[str, Any] = node.properties
+    resolved = props.get("resolved_fact_id")
+    return FactConflict(
+        id=node.id,
+        dataset_id=node.dataset_id,
+        entity_id=UUID(str(props["entity_id"])),
+        entity_name=str(props.get("entity_name", "")),
+        attribute=str(props["attribute"]),
+        facts=[ConflictFact.model_validate(f) for f in props.get("facts", [])],
+        explanation=node.text,
+        resolved_fact_id=UUID(str(resolved)) if resolved else None,
+    )
+
+
+async def load_conflicts(store: Store, dataset_ids: Sequence[UUID]) -> list[FactConflict]:
+    """The stored conflicts of these datasets, facts whose edges were deleted left out (and a
+    conflict with fewer than two facts left, dropped)."""
+    out: list[FactConflict] = []
+    for dataset_id in dataset_ids:
+        nodes = (await store.list_derived(dataset_id, OWNER, node_type=CONFLICT_TYPE)).nodes
+        conflicts = [conflict_from_node(n) for n in nodes]
+        pairs = sorted({(c.entity_id, f.value_id) for c in conflicts for f in c.facts}, key=str)
+        if not pairs:
+            continue
+        alive = {e.id for e in await store.edges_between(pairs, provenance=False)}
+        for conflict in conflicts:
+            kept = [f for f in conflict.facts if f.edge_id in alive]
+            if len(kept) >= 2:
+                out.append(conflict.model_copy(update={"facts": kept}))
+    return out
+
+
+def render_conflicts(conflicts: Sequence[FactConflict]) -> str:
+    """The ``## Fact conflicts`` block (empty string when there are none)."""
+    if not conflicts:
+        return ""
+    lines = ["## Fact conflicts"]
+    for conflict in conflicts:
+        parts = []
+        for fact in conflict.facts:
+            when = f", effective {fact.effective_date}" if fact.effective_date else ""
+            parts.append(f"{fact.text} [{fact.label}{when}]")
+        note = " (resolved by the user)" if conflict.status == "resolved" else ""
+        lines.append(f"- {conflict.entity_name} / {conflict.attribute}{note}: " + "; ".join(parts))
+    return "\n".join(lines)
+
+
+def relevant_conflicts(conflicts: Sequence[FactConflict], text: str) -> list[FactConflict]:
+    """The conflicts a context mentions: its entity and at least one of its values appear."""
+    low = text.casefold()
+    return [
+        c
+        for c in conflicts
+        if c.entity_name.casefold() in low and any(f.value.casefold() in low for f in c.facts)
+    ]
+
+
+def fact_labels(conflicts: Sequence[FactConflict], data_id: str, text: str) -> list[str]:
+    """Labels of the conflicting facts a chunk (of data item ``data_id``) asserts."""
+    low = text.casefold()
+    out = []
+    for conflict in conflicts:
+        for fact in conflict.facts:
+            if data_id in {str(d) for d in fact.data_ids} and fact.value.casefold() in low:
+                when = f", effective {fact.effective_date}" if fact.effective_date else ""
+                out.append(f"{fact.text} [{fact.label}{when}]")
+    return out
+
+
+async def label_chunk_results(
+    store: Store, dataset_ids: Sequence[UUID], entries: list[Any]
+) -> list[Any]:
+    """CHUNKS results with ``metadata["fact_conflicts"]`` on chunks asserting a reviewed
+    conflicting fact. Fail-open: the labels only add information."""
+    if not entries:
+        return entries
+    try:
+        conflicts = await load_conflicts(store, dataset_ids)
+    except Exception as exc:  # fail-open by contract (logged): labels never cost the search
+        logger.warning("could not read fact conflicts: %s", exc)
+        return entries
+    if not conflicts:
+        return entries
+    out = []
+    for entry in entries:
+        labels = fact_labels(conflicts, str(entry.metadata.get("data_id", "")), entry.text)
+        if labels:
+            entry = entry.model_copy(
+                update={"metadata": {**entry.metadata, "fact_conflicts": labels}}
+            )
+        out.append(entry)
+    return out

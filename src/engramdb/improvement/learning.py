@@ -1,0 +1,128 @@
+"""The learning stages: extract_agent_context and distill_sessions (the simplest useful
+versions; see docs/improve.md).
+
+* ``extract_agent_context`` (session_ids given and ``AUTO_FEEDBACK`` on) turns the agent trace
+  steps of the sessions into ``agent`` guidance of the same session, without an LLM: a failed
+  step becomes a ``failure_lessons`` entry ("search_flights failed: timeout"), a step that
+  carries session feedback becomes a ``success_patterns`` entry (or joins its failure lesson).
+  Guidance entries are deduplicated by the session store, so re-running adds nothing.
+* ``distill_sessions`` (session_ids given) writes each session's accepted guidance (confidence
+  >= 0.5, both profiles; the personal ``preferences`` section excepted) into the dataset as one
+  ``session_learnings`` document per session and run, grouped by section, so graph search can
+  find what the conversation established. With
+  ``IMPROVE_DISTILL_MAX_BATCHES_PER_RUN`` set, at most that many batches of 6 entries per session
+  are curated; the rest are marked covered without curation (``entries_uncurated``).
+
+Both consume entries exactly once per dataset through consumer marks.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from engramdb.errors import EngramError
+from engramdb.improvement.bridging import ingest_texts
+from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
+from engramdb.models.sessions import AGENT_SECTIONS, QA_SECTIONS, ContextRecord, EntryMark
+from engramdb.sessions.guidance import add_guidance
+
+__all__ = ["BATCH_ENTRIES", "distill_sessions", "extract_agent_context"]
+
+logger = logging.getLogger(__name__)
+
+#: Guidance entries one curator batch covers.
+BATCH_ENTRIES = 6
+#: Confidence an entry needs to be distilled.
+ACCEPTED_CONFIDENCE = 0.5
+#: Guidance sections that stay personal (never distilled into the shared graph).
+PERSONAL_SECTIONS = frozenset({"preferences"})
+
+
+async def extract_agent_context(ctx: ImproveContext) -> StageOutcome:
+    consumer = consumer_name("extract_agent_context", ctx.dataset)
+    steps_seen = created = 0
+    for sid in ctx.session_ids:
+        steps = await ctx.store.list_trace_entries(
+            ctx.user.id, session_ids=[sid], unmarked_by=consumer
+        )
+        for step in steps:
+            lessons: list[tuple[str, str]] = []
+            feedback = " ".join(step.session_feedback.split())[:300]
+            if step.status == "error":
+                error = " ".join(step.error_message.split())[:300] or "an error"
+                text = f"{step.origin_function} failed: {error}"
+                lessons.append(("failure_lessons", f"{text} ({feedback})" if feedback else text))
+            elif feedback:
+                lessons.append(("success_patterns", f"{step.origin_function}: {feedback}"))
+            for section, content in lessons:
+                _, new = await add_guidance(
+                    ctx.store,
+                    user_id=ctx.user.id,
+                    session_id=sid,
+                    profile="agent",
+                    section=section,
+                    content=content,
+                    source_ids=[str(step.id)],
+                )
+                created += int(new)
+        await ctx.store.mark_session_entries(consumer, [EntryMark("trace", s.id) for s in steps])
+        steps_seen += len(steps)
+    if not steps_seen:
+        return StageOutcome("already_completed", "no_new_entries")
+    return StageOutcome(counts={"steps": steps_seen, "entries": created})
+
+
+def _learnings_text(session_id: str, entries: list[ContextRecord]) -> str:
+    lines = [f"Session learnings of session {session_id}:"]
+    for section in (*QA_SECTIONS, *AGENT_SECTIONS):
+        picked = [e for e in entries if e.section == section]
+        if picked:
+            lines.append(f"{section.replace('_', ' ').capitalize()}:")
+            lines += [f"- {e.content}" for e in sorted(picked, key=lambda e: e.seq)]
+    return "\n".join(lines)
+
+
+async def distill_sessions(ctx: ImproveContext) -> StageOutcome:
+    consumer = consumer_name("distill_sessions", ctx.dataset)
+    cap = ctx.settings.improve_distill_max_batches_per_run
+    documents = completed = failed = uncurated = seen = 0
+    for sid in ctx.session_ids:
+        entries = await ctx.store.list_context_entries(ctx.user.id, sid, unmarked_by=consumer)
+        if not entries:
+            continue
+        seen += len(entries)
+        # stated preferences are personal: they go to the user's preference node
+        # (update_user_preferences), never into the dataset's shared graph
+        accepted = [
+            e
+            for e in entries
+            if e.confidence >= ACCEPTED_CONFIDENCE and e.section not in PERSONAL_SECTIONS
+        ]
+        curated = accepted if cap == 0 else accepted[: cap * BATCH_ENTRIES]
+        uncurated += len(accepted) - len(curated)
+        try:
+            if curated:
+                documents += await ingest_texts(
+                    ctx,
+                    [(f"session {sid} learnings", _learnings_text(sid, curated))],
+                    "session_learnings",
+                )
+        except EngramError as exc:  # this session's entries stay pending for the next run
+            logger.warning("distilling session %s failed: %s", sid, exc)
+            failed += 1
+            continue
+        await ctx.store.mark_session_entries(
+            consumer, [EntryMark("context", e.id) for e in entries]
+        )
+        completed += 1
+    if not seen:
+        return StageOutcome("already_completed", "no_new_entries")
+    counts = {
+        "documents": documents,
+        "sessions_completed": completed,
+        "sessions_failed": failed,
+        "entries_uncurated": uncurated,
+    }
+    if failed:
+        return StageOutcome("errored", f"{failed} session(s) could not be distilled", counts)
+    return StageOutcome(counts=counts)

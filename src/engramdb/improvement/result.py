@@ -1,0 +1,83 @@
+"""What improve() returns: one :class:`StageResult` per stage inside an :class:`ImproveResult`."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+__all__ = ["ImproveResult", "RunStatus", "StageResult", "StageStatus"]
+
+StageStatus = Literal["completed", "already_completed", "skipped", "errored"]
+RunStatus = Literal["running", "completed", "skipped", "errored"]
+
+
+class StageResult(BaseModel):
+    """What one stage did.
+
+    ``status``: ``completed`` (did its work), ``already_completed`` (nothing new since the last
+    run; ``reason`` says why, e.g. ``no_new_entries``), ``skipped`` (declined before doing any
+    work; ``reason`` says why, e.g. ``no_session_ids``, ``turned_off``, ``budget_exhausted``) or
+    ``errored`` (``error`` holds the message). ``counts`` are the stage's own tallies.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    stage: str
+    status: StageStatus
+    reason: str | None = None
+    error: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    duration_ms: float = 0.0
+
+
+class ImproveResult(BaseModel):
+    """The outcome of one improve() call: the nine stages in their fixed order.
+
+    ``status`` is ``running`` for a background run that has not finished, ``errored`` if any
+    stage errored, ``skipped`` if every stage was skipped, and ``completed`` otherwise.
+    """
+
+    dataset_id: UUID
+    dataset_name: str
+    status: RunStatus = "running"
+    stages: list[StageResult] = Field(default_factory=list)
+    _task: asyncio.Task[ImproveResult] | None = PrivateAttr(default=None)
+
+    def stage(self, name: str) -> StageResult | None:
+        """The result of the stage called ``name`` (None for an unknown name or a running run)."""
+        return next((s for s in self.stages if s.stage == name), None)
+
+    def stage_summary(self) -> str:
+        """A compact ``name=status`` string, e.g. ``feedback_weights=skipped, ...``."""
+        return ", ".join(f"{s.stage}={s.status}" for s in self.stages)
+
+    async def wait(self) -> ImproveResult:
+        """Wait for a background run and return this result, now finished. A foreground result
+        is returned as it is. Raises what the run raised (e.g. a persist_session_qa failure)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+        return self
+
+    def finish(self, stages: list[StageResult]) -> None:
+        """Fill in the stages and derive ``status`` (used by the runner)."""
+        self.stages = list(stages)
+        if any(s.status == "errored" for s in stages):
+            self.status = "errored"
+        elif stages and all(s.status == "skipped" for s in stages):
+            self.status = "skipped"
+        else:
+            self.status = "completed"
+
+    @property
+    def memify_run(self) -> dict[str, Any]:
+        """Deprecated: the raw return of custom tasks, which engramdb does not run ({})."""
+        warnings.warn(
+            "ImproveResult.memify_run is deprecated; read result.stages instead",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return {}

@@ -1,0 +1,125 @@
+"""Running the stages: the dataset lock, session claims, failure rules.
+
+An improve run holds the dataset's cross-process lock (``dataset:<id>``, the same lock remember
+and forget take) from its first stage to its last, and claims every session it bridges
+(``improve-session:<user id>:<session id>``), so concurrent improves of one dataset or one
+session queue instead of skipping. Locks are always taken dataset first, then sessions in sorted
+order, so two improves cannot deadlock.
+
+Failure rules (improve.md): a stage that raises is ``errored`` and the next stages still run —
+except that ``persist_session_qa`` failing re-raises its exception after the remaining stages
+are marked ``aborted_by_fatal_stage`` (the partial result is attached as
+``exc.improve_result``), and an exhausted LLM budget (HTTP 402) stops the run with the remaining
+stages skipped as ``budget_exhausted``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import AsyncExitStack
+
+from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
+from engramdb.improvement.context import ImproveContext
+from engramdb.improvement.result import ImproveResult, StageResult
+from engramdb.improvement.stages import STAGES, disabled_stages
+from engramdb.models.records import RunStatus
+
+__all__ = ["run_improve"]
+
+logger = logging.getLogger(__name__)
+
+_FATAL_STAGE = "persist_session_qa"
+
+
+async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
+    """Take the locks, run the nine stages, fill ``result`` in and return it."""
+    store, timeout = ctx.store, ctx.settings.engramdb_lock_timeout
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(store.lock(f"dataset:{ctx.dataset.id}", timeout=timeout))
+        for sid in sorted(set(ctx.session_ids)):
+            name = f"improve-session:{ctx.user.id}:{sid}"
+            await stack.enter_async_context(store.lock(name, timeout=timeout))
+        return await _run_locked(ctx, result)
+    raise AssertionError("unreachable")  # pragma: no cover - the stack never swallows
+
+
+async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
+    store = ctx.store
+    run = await store.start_run(ctx.dataset.id, "improve", graph_writing=False)
+    disabled = disabled_stages(ctx.settings.improve_stages_disabled)
+    stages: list[StageResult] = []
+    stop_reason: str | None = None
+    fatal: BaseException | None = None
+    try:
+        for stage in STAGES:
+            if stop_reason is not None:
+                stages.append(StageResult(stage=stage.name, status="skipped", reason=stop_reason))
+                continue
+            reason = "disabled_by_config" if stage.name in disabled else stage.gate(ctx)
+            if reason is None and stage.run is None:
+                reason = "not_implemented"
+            if reason is not None or stage.run is None:
+                stages.append(StageResult(stage=stage.name, status="skipped", reason=reason))
+                continue
+            started = time.perf_counter()
+            try:
+                outcome = await stage.run(ctx)
+            except Exception as exc:  # the stage boundary: recorded on the result, and logged
+                elapsed = (time.perf_counter() - started) * 1000
+                message = scrub_secrets(f"{type(exc).__name__}: {exc}")
+                logger.warning("improve stage %s failed: %s", stage.name, message)
+                stages.append(
+                    StageResult(
+                        stage=stage.name, status="errored", error=message, duration_ms=elapsed
+                    )
+                )
+                if isinstance(exc, LLMPaymentRequiredError):
+                    stop_reason = "budget_exhausted"
+                elif stage.name == _FATAL_STAGE:
+                    stop_reason = "aborted_by_fatal_stage"
+                if stage.name == _FATAL_STAGE:
+                    fatal = exc
+                continue
+            elapsed = (time.perf_counter() - started) * 1000
+            if outcome.status == "errored":  # partly done: its counts say what was
+                stages.append(
+                    StageResult(
+                        stage=stage.name,
+                        status="errored",
+                        error=scrub_secrets(outcome.reason or "stage failed"),
+                        counts=outcome.counts,
+                        duration_ms=elapsed,
+                    )
+                )
+                continue
+            stages.append(
+                StageResult(
+                    stage=stage.name,
+                    status="completed" if outcome.status == "completed" else "already_completed",
+                    reason=outcome.reason,
+                    counts=outcome.counts,
+                    duration_ms=elapsed,
+                )
+            )
+    except BaseException as exc:  # cancelled or killed: the run is recorded, then re-raised
+        await store.finish_run(
+            run.id,
+            RunStatus.ERRORED,
+            error_class=type(exc).__name__,
+            error_message=scrub_secrets(str(exc)),
+        )
+        raise
+    result.finish(stages)
+    errored = next((s for s in stages if s.status == "errored"), None)
+    await store.finish_run(
+        run.id,
+        RunStatus.ERRORED if errored else RunStatus.COMPLETED,
+        error_class=None if errored is None else errored.stage,
+        error_message=None if errored is None else errored.error,
+        counts={s.stage: 1 for s in stages if s.status == "completed"},
+    )
+    if fatal is not None:
+        fatal.improve_result = result  # type: ignore[attr-defined]
+        raise fatal
+    return result

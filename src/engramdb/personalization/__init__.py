@@ -1,0 +1,1 @@
+"""Per-user preference personalization: weights (pure math), the improve stage, the lookup."""

@@ -1,0 +1,424 @@
+"""The HTTP client behind remote mode: one method per SDK verb, same results as in-process.
+
+Each method takes the verb's bound arguments (``inspect.BoundArguments.arguments`` of the local
+function, defaults applied) so the signatures can never drift apart: the switch in
+:mod:`engramdb.remote.switch` binds against the local function and hands the result here.
+
+What cannot cross HTTP is refused with a message saying so: ``user=`` (the API key decides the
+user), custom chunker classes or instances, typed session entries, ``llm_config`` /
+``embedding_config`` (the server uses its own providers). ``response_model`` travels as its JSON
+schema (``response_schema``); the server rebuilds a validation model from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePath
+from typing import Any
+from uuid import UUID
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from engramdb.errors import (
+    EngramValidationError,
+    FeatureNotAvailableError,
+    InvalidCodeQueryError,
+)
+from engramdb.remote.errors import RemoteUnavailableError, error_from_response
+
+__all__ = ["RemoteClient"]
+
+_POLL_FIRST, _POLL_MAX = 0.05, 1.0
+_BUILTIN_CHUNKERS = ("TextChunker", "TextChunkerWithOverlap", "CsvChunker")
+
+
+@functools.cache
+def _recall_adapter() -> TypeAdapter[list[Any]]:
+    from engramdb.models.results import RecallResponse
+
+    return TypeAdapter(list[RecallResponse])
+
+
+class RemoteClient:
+    """Talks to one engramdb server with one API key."""
+
+    def __init__(self, url: str, api_key: str | None, *, timeout: float = 300.0) -> None:
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise EngramValidationError(
+                f"serve() needs the server's http(s) URL, e.g. 'http://localhost:8000', got {url!r}"
+            )
+        self.url = url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = timeout
+        # One connection pool per event loop: an httpx client must not cross loops.
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    # -- transport -------------------------------------------------------------------------
+
+    def _http(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._pools.get(loop)
+        if client is None or client.is_closed:
+            client = httpx.AsyncClient(
+                base_url=self.url, headers=self._headers, timeout=self._timeout
+            )
+            self._pools[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the connection pool of the running loop (others are dropped with their loop)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        client = self._pools.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """Send one request; the decoded JSON body, or the error the problem document names."""
+        try:
+            response = await self._http().request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise RemoteUnavailableError(
+                f"cannot reach the engramdb server at {self.url}: {type(exc).__name__}; check "
+                "the URL given to serve() and that 'engramdb serve' is running"
+            ) from exc
+        if response.status_code >= 400:
+            raise error_from_response(response)
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    async def check(self) -> dict[str, Any]:
+        """Verify the server answers and the key is valid; the user it belongs to."""
+        await self.request("GET", "/health")
+        me = await self.request("GET", "/api/v1/users/me")
+        assert isinstance(me, dict)
+        return me
+
+    # -- verbs -----------------------------------------------------------------------------
+
+    async def call(self, verb: str, args: dict[str, Any]) -> Any:
+        """Run ``verb`` with the local function's bound arguments."""
+        if args.get("user") is not None:
+            raise EngramValidationError(
+                f"{verb}(user=...) is not available in remote mode: the server runs every call "
+                "as the user of the API key given to serve(); drop user= or call disconnect()"
+            )
+        handler = getattr(self, f"_{verb}", None)
+        if handler is None:
+            raise FeatureNotAvailableError(
+                f"{verb}() is not available in remote mode yet; call engramdb.disconnect() to "
+                "run it in-process"
+            )
+        return await handler(args)
+
+    async def _remember(self, a: dict[str, Any]) -> Any:
+        from engramdb.models.results import RememberResult
+
+        data = a["data"]
+        if isinstance(data, BaseModel):
+            raise FeatureNotAvailableError(
+                "remembering a typed session entry is not available in remote mode yet"
+            )
+        fields: dict[str, Any] = {
+            "dataset_name": a["dataset_name"],
+            "importance_weight": a["importance_weight"],
+            "session_id": a["session_id"],
+            "self_improvement": a["self_improvement"],
+            "run_in_background": a["run_in_background"],
+            "node_set": a["node_set"],
+            "chunker": _chunker_name(a["chunker"]),
+            "external_metadata": a["external_metadata"],
+        }
+        texts, files = _split_inputs(data)
+        if files:
+            form: dict[str, Any] = {
+                k: _form_value(v) for k, v in fields.items() if v is not None and k != "node_set"
+            }
+            parts: list[tuple[str, Any]] = [("texts", (None, t.encode("utf-8"))) for t in texts]
+            parts += [("node_set", (None, tag.encode("utf-8"))) for tag in fields["node_set"] or []]
+            for name, path in files:
+                parts.append(("files", (name, path.read_bytes())))
+            body = await self.request("POST", "/api/v1/remember", data=form, files=parts)
+        else:
+            payload = {k: v for k, v in fields.items() if v is not None}
+            payload["data"] = data if isinstance(data, str) else list(texts)
+            body = await self.request("POST", "/api/v1/remember", json=payload)
+        result = RememberResult.model_validate(body)
+        if result.status == "running" and result.run_id is not None:
+            result._task = asyncio.get_running_loop().create_task(
+                self._finish_remember(result.run_id)
+            )
+        return result
+
+    async def _finish_remember(self, run_id: UUID) -> Any:
+        from engramdb.models.results import RememberResult
+
+        return RememberResult.model_validate(await self._wait_run(run_id))
+
+    async def _wait_run(self, run_id: UUID) -> dict[str, Any]:
+        """Poll a background run until it finished; its result document (or its error)."""
+        delay = _POLL_FIRST
+        while True:
+            run = await self.request("GET", f"/api/v1/runs/{run_id}")
+            if run["status"] != "running":
+                if run.get("error"):
+                    problem = run["error"]
+                    raise error_from_response(
+                        httpx.Response(
+                            int(problem.get("status", 500)),
+                            json=problem,
+                            request=httpx.Request("GET", f"{self.url}/api/v1/runs/{run_id}"),
+                        )
+                    )
+                result = run.get("result")
+                assert isinstance(result, dict)
+                return result
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _POLL_MAX)
+
+    async def _recall(self, a: dict[str, Any]) -> list[Any]:
+        for option in ("llm_config", "embedding_config"):
+            if a.get(option):
+                raise EngramValidationError(
+                    f"{option} is not sent to a remote server (it uses its own providers); "
+                    "drop it, or call disconnect() to recall in-process"
+                )
+        scope = a["scope"]
+        scopes = [scope] if isinstance(scope, str) else list(scope or [])
+        if "tools" in scopes or "code" in scopes:
+            raise FeatureNotAvailableError(
+                "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
+            )
+        if a["code_query"] is not None:
+            raise InvalidCodeQueryError(
+                "code_query is only valid when scope includes 'code', e.g. scope=['graph', 'code']"
+            )
+        config = dict(a["retriever_specific_config"] or {})
+        model = a["response_model"]
+        config_model = config.pop("response_model", None)
+        if model is not None and config_model is not None and config_model is not model:
+            raise EngramValidationError(
+                "response_model and retriever_specific_config['response_model'] name different "
+                "classes; pass the model in one place"
+            )
+        model = model or config_model
+        if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise EngramValidationError("response_model must be a pydantic BaseModel subclass")
+        system_prompt = a["system_prompt"]
+        if system_prompt is None and a["system_prompt_path"] is not None:
+            try:
+                system_prompt = Path(a["system_prompt_path"]).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise EngramValidationError(
+                    f"cannot read system_prompt_path {a['system_prompt_path']!r}: {exc}"
+                ) from exc
+        query_type = a["query_type"]
+        payload: dict[str, Any] = {
+            "query_text": a["query_text"],
+            "query_type": getattr(query_type, "value", query_type),
+            "datasets": a["datasets"],
+            "dataset_ids": None if a["dataset_ids"] is None else [str(d) for d in a["dataset_ids"]],
+            "top_k": a["top_k"],
+            "auto_route": a["auto_route"],
+            "scope": a["scope"],
+            "system_prompt": system_prompt,
+            "node_name": a["node_name"],
+            "node_name_filter_operator": a["node_name_filter_operator"],
+            "only_context": a["only_context"],
+            "session_id": a["session_id"],
+            "context_profile": a["context_profile"],
+            "wide_search_top_k": a["wide_search_top_k"],
+            "triplet_distance_penalty": a["triplet_distance_penalty"],
+            "feedback_influence": a["feedback_influence"],
+            "verbose": a["verbose"],
+            "retriever_specific_config": config or None,
+            "response_schema": None if model is None else model.model_json_schema(),
+            "include_references": a["include_references"],
+        }
+        body = await self.request("POST", "/api/v1/recall", json=_json_ready(payload))
+        return _recall_adapter().validate_python(body)
+
+    async def _improve(self, a: dict[str, Any]) -> Any:
+        from engramdb.improvement.result import ImproveResult
+
+        deprecated = a.get("deprecated") or {}
+        if a["node_name"] is not None or any(v not in (None, []) for v in deprecated.values()):
+            warnings.warn(
+                "node_name and the custom-task arguments are deprecated and ignored",
+                FutureWarning,
+                stacklevel=4,
+            )
+        dataset = a["dataset"]
+        payload: dict[str, Any] = {
+            "run_in_background": a["run_in_background"],
+            "session_ids": None if a["session_ids"] is None else list(a["session_ids"]),
+            "build_truth_subspace": a["build_truth_subspace"],
+            "review_conflicts": a["review_conflicts"],
+            "feedback_alpha": a["feedback_alpha"],
+        }
+        # improve.md: against a remote server only True is forwarded; False is dropped and the
+        # server's own IMPROVE_GLOBAL_CONTEXT_INDEX applies.
+        if a["build_global_context_index"] is True:
+            payload["build_global_context_index"] = True
+        if isinstance(dataset, UUID):
+            payload["dataset_id"] = str(dataset)
+        else:
+            payload["dataset"] = dataset
+        body = await self.request("POST", "/api/v1/improve", json=_json_ready(payload))
+        run_id = body.pop("run_id", None)
+        result = ImproveResult.model_validate(body)
+        if run_id is not None:
+            result._task = asyncio.get_running_loop().create_task(
+                self._finish_improve(UUID(run_id), result)
+            )
+        return result
+
+    async def _finish_improve(self, run_id: UUID, result: Any) -> Any:
+        from engramdb.improvement.result import ImproveResult
+
+        final = ImproveResult.model_validate(await self._wait_run(run_id))
+        result.stages = final.stages
+        result.status = final.status
+        return result
+
+    async def _forget(self, a: dict[str, Any]) -> Any:
+        from engramdb.models.results import ForgetResult
+
+        dataset = a["dataset"]
+        payload: dict[str, Any] = {"everything": bool(a["everything"])}
+        if isinstance(dataset, UUID):
+            payload["dataset_id"] = str(dataset)
+        elif dataset is not None:
+            payload["dataset"] = dataset
+        if a["data_id"] is not None:
+            payload["data_id"] = str(a["data_id"])
+        body = await self.request("POST", "/api/v1/forget", json=payload)
+        return ForgetResult.model_validate(body)
+
+    async def _list_datasets(self, _a: dict[str, Any]) -> list[Any]:
+        from engramdb.models.records import Dataset
+
+        body = await self.request("GET", "/api/v1/datasets")
+        return [Dataset.model_validate(d) for d in body]
+
+    async def _add_feedback(self, a: dict[str, Any]) -> bool:
+        payload = {
+            "qa_id": str(a["qa_id"]),
+            "feedback_score": a["feedback_score"],
+            "feedback_text": a["feedback_text"],
+        }
+        path = f"/api/v1/sessions/{_segment(a['session_id'])}/feedback"
+        return bool(await self.request("POST", path, json=payload))
+
+    async def _get_session(self, a: dict[str, Any]) -> list[Any]:
+        from engramdb.models.results import ResponseQAEntry
+
+        params = {} if a["last_n"] is None else {"last_n": a["last_n"]}
+        path = f"/api/v1/sessions/{_segment(a['session_id'])}/entries"
+        body = await self.request("GET", path, params=params)
+        return [ResponseQAEntry.model_validate(e) for e in body]
+
+    async def _list_conflicts(self, a: dict[str, Any]) -> list[Any]:
+        from engramdb.improvement.conflicts import FactConflict
+
+        params: dict[str, str] = {}
+        dataset = a["dataset"]
+        if isinstance(dataset, UUID):
+            params["dataset_id"] = str(dataset)
+        elif dataset is not None:
+            params["dataset"] = dataset
+        if a["status"] is not None:
+            params["status"] = a["status"]
+        body = await self.request("GET", "/api/v1/conflicts", params=params)
+        return [FactConflict.model_validate(c) for c in body]
+
+    async def _resolve_conflict(self, a: dict[str, Any]) -> Any:
+        from engramdb.improvement.conflicts import FactConflict
+
+        path = f"/api/v1/conflicts/{_segment(str(a['conflict_id']))}/resolve"
+        body = await self.request("POST", path, json={"fact_id": str(a["fact_id"])})
+        return FactConflict.model_validate(body)
+
+    async def _load_skill(self, a: dict[str, Any]) -> Any:
+        from engramdb.api.skills import Skill
+
+        body = await self.request("GET", f"/api/v1/skills/{_segment(str(a['skill_id']))}")
+        return Skill.model_validate(body)
+
+
+def _segment(value: object) -> str:
+    """A path segment, percent-encoded (ids and session names never add path levels)."""
+    from urllib.parse import quote
+
+    if not isinstance(value, str) or not value:
+        raise EngramValidationError(f"expected a non-empty string id, got {value!r}")
+    return quote(value, safe="")
+
+
+def _chunker_name(chunker: object) -> str | None:
+    if chunker is None:
+        return None
+    if isinstance(chunker, type) and chunker.__module__.startswith("engramdb."):
+        name = chunker.__name__
+        if name in _BUILTIN_CHUNKERS:
+            return name
+    raise FeatureNotAvailableError(
+        "in remote mode chunker may only be one of the built-in classes TextChunker, "
+        "TextChunkerWithOverlap or CsvChunker (a custom chunker cannot cross HTTP)"
+    )
+
+
+def _split_inputs(data: object) -> tuple[list[str], list[tuple[str, Path]]]:
+    """Texts and local files (directories expanded) of a remember() input."""
+    from engramdb.ingest.loaders._sources import FileSource, resolve_item
+
+    items: Sequence[object]
+    if isinstance(data, str | PurePath):
+        items = [data]
+    elif isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
+        items = data
+    else:
+        raise EngramValidationError(
+            f"input has unsupported type '{type(data).__name__}'; pass a str (text or a path), "
+            "a pathlib.Path, or a list of those"
+        )
+    texts: list[str] = []
+    files: list[tuple[str, Path]] = []
+    for index, item in enumerate(items):
+        for source in resolve_item(item, f"data[{index}]", 1 << 62):
+            if isinstance(source, FileSource):
+                files.append((source.path.name, source.path))
+            else:
+                texts.append(source.text)
+    return texts, files
+
+
+def _form_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return json.dumps(value)
+    return str(value)
+
+
+def _json_ready(payload: dict[str, Any]) -> dict[str, Any]:
+    """Drop None values (server defaults apply) and check the rest serialises."""
+    ready = {k: v for k, v in payload.items() if v is not None}
+    try:
+        json.dumps(ready)
+    except (TypeError, ValueError) as exc:
+        raise EngramValidationError(
+            f"an argument cannot be sent to the server as JSON: {exc}"
+        ) from exc
+    return ready

@@ -1,0 +1,35 @@
+"""The engramdb REST server (``engramdb serve``): a thin FastAPI layer over the SDK verbs.
+
+Needs the ``server`` extra (``pip install 'engramdb[server]'``). See ``docs/server.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from engramdb.server.limits import Limits
+
+__all__ = ["create_app", "run"]
+
+
+def create_app(*, limits: Limits | None = None) -> FastAPI:
+    """The REST application (see :func:`engramdb.server.app.create_app`)."""
+    try:
+        from engramdb.server.app import create_app as build
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        from engramdb.errors import FeatureNotAvailableError
+
+        raise FeatureNotAvailableError(
+            "the engramdb server needs FastAPI and uvicorn: pip install 'engramdb[server]'"
+        ) from exc
+    return build(limits=limits)
+
+
+def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info") -> None:
+    """Serve the REST API with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)

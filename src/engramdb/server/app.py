@@ -1,0 +1,100 @@
+"""The FastAPI application: routes, authentication, problem JSON, request limits, runs."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from engramdb.server.limits import BodyLimitMiddleware, Limits
+from engramdb.server.problems import install_problem_handlers
+from engramdb.server.runs import RunRegistry
+from engramdb.server.schemas import HealthOut, Problem, RememberRequest
+
+__all__ = ["create_app"]
+
+_ERRORS = {
+    "401": "no or an invalid API key",
+    "403": "not permitted (or no such object: never told apart)",
+    "404": "not found",
+    "413": "request body too large",
+    "422": "invalid input; nothing was written",
+}
+
+
+def create_app(*, limits: Limits | None = None) -> FastAPI:
+    """A new engramdb REST application (``uvicorn`` serves it; see :func:`engramdb.server.run`).
+
+    It serves the engine of the current settings (``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``).
+    """
+    from engramdb import __version__
+    from engramdb.server import routes_admin, routes_data, routes_memory
+
+    runs = RunRegistry()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.runs = runs
+        try:
+            yield
+        finally:
+            await runs.shutdown()
+
+    app = FastAPI(
+        title="engramdb",
+        version=__version__,
+        description=(
+            "Persistent memory for AI agents. Every route except /health needs an API key "
+            "(Authorization: Bearer <key> or X-Api-Key). Errors are RFC 9457 problem documents."
+        ),
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.runs = runs
+    install_problem_handlers(app)
+    ref = {"$ref": "#/components/schemas/Problem"}
+    problem = {"content": {"application/problem+json": {"schema": ref}}}
+    errors: dict[int | str, dict[str, Any]] = {
+        code: {"description": text, **problem} for code, text in _ERRORS.items()
+    }
+    for module in (routes_memory, routes_data, routes_admin):
+        app.include_router(module.router, responses=errors)
+
+    @app.get("/health", response_model=HealthOut, tags=["health"])
+    async def health() -> HealthOut:
+        """Liveness: answers without authentication and without touching the store."""
+        return HealthOut(version=__version__)
+
+    app.openapi = _openapi_builder(app)  # type: ignore[method-assign]
+    app.add_middleware(BodyLimitMiddleware, limits=limits or Limits())
+    return app
+
+
+def _openapi_builder(app: FastAPI) -> Any:
+    """``app.openapi`` with the hand-documented remember bodies added to the components."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        from engramdb.server.routes_memory import REMEMBER_UPLOAD_SCHEMA
+
+        document = get_openapi(
+            title=app.title,
+            version=app.version,
+            description=app.description,
+            routes=app.routes,
+        )
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        remember = RememberRequest.model_json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(remember.pop("$defs", {}))
+        schemas["RememberRequest"] = remember
+        schemas["RememberUpload"] = REMEMBER_UPLOAD_SCHEMA
+        schemas["Problem"] = Problem.model_json_schema()
+        app.openapi_schema = document
+        return document
+
+    return build

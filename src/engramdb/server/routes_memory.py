@@ -1,0 +1,316 @@
+"""The memory verbs over HTTP: remember, recall, improve, forget, and background run status.
+
+Each route authenticates the caller, turns the body into the SDK verb's arguments and calls the
+verb with ``user=``: permissions are enforced by the verbs, exactly as in-process.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from fastapi import APIRouter, Request, Response, status
+from fastapi.responses import JSONResponse
+from pydantic import TypeAdapter, ValidationError
+from starlette.datastructures import UploadFile
+
+from engramdb.engine import get_engine
+from engramdb.errors import EngramValidationError
+from engramdb.improvement.result import ImproveResult
+from engramdb.ingest import chunkers
+from engramdb.ingest.types import Chunker
+from engramdb.models.results import ForgetResult, RecallResponse, RememberResult
+from engramdb.server.auth import CurrentUser
+from engramdb.server.runs import RunRegistry, RunStatusOut
+from engramdb.server.schemas import (
+    ForgetRequest,
+    ImproveRequest,
+    RecallRequest,
+    RememberRequest,
+)
+from engramdb.server.uploads import UploadDir, refuse_server_paths
+
+__all__ = ["REMEMBER_BODY", "router"]
+
+router = APIRouter(prefix="/api/v1", tags=["memory"])
+
+_RECALL_LIST: TypeAdapter[list[RecallResponse]] = TypeAdapter(list[RecallResponse])
+_MAX_FILES = 100
+
+#: The two bodies ``POST /api/v1/remember`` accepts (documented by hand: FastAPI cannot declare
+#: a JSON and a multipart body for one route).
+REMEMBER_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/RememberRequest"}},
+            "multipart/form-data": {
+                "schema": {"$ref": "#/components/schemas/RememberUpload"},
+                "encoding": {"node_set": {"style": "form", "explode": True}},
+            },
+        },
+    }
+}
+
+#: The multipart form of ``POST /api/v1/remember`` (merged into the OpenAPI components).
+REMEMBER_UPLOAD_SCHEMA: dict[str, Any] = {
+    "title": "RememberUpload",
+    "type": "object",
+    "required": ["files"],
+    "properties": {
+        "files": {
+            "type": "array",
+            "items": {"type": "string", "format": "binary"},
+            "description": "Files to ingest (.txt, .md, .csv, .json, .jsonl, .html, .pdf).",
+        },
+        "texts": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Texts to ingest along with the files.",
+        },
+        "dataset_name": {"type": "string", "default": "main_dataset"},
+        "importance_weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
+        "self_improvement": {"type": "boolean", "default": True},
+        "run_in_background": {"type": "boolean", "default": False},
+        "node_set": {"type": "array", "items": {"type": "string"}},
+        "chunker": {
+            "type": "string",
+            "enum": ["TextChunker", "TextChunkerWithOverlap", "CsvChunker"],
+        },
+        "external_metadata": {"type": "string", "description": "A JSON object, as text."},
+    },
+}
+
+
+def _runs(request: Request) -> RunRegistry:
+    registry = request.app.state.runs
+    assert isinstance(registry, RunRegistry)
+    return registry
+
+
+def _chunker(name: str | None) -> type[Chunker] | None:
+    if name is None:
+        return None
+    table: dict[str, type[Chunker]] = {
+        "TextChunker": chunkers.TextChunker,
+        "TextChunkerWithOverlap": chunkers.TextChunkerWithOverlap,
+        "CsvChunker": chunkers.CsvChunker,
+    }
+    found = table.get(name)
+    if found is None:
+        raise EngramValidationError(
+            "chunker must be TextChunker, TextChunkerWithOverlap or CsvChunker"
+        )
+    return found
+
+
+def _json(model: type[RememberRequest], raw: bytes) -> RememberRequest:
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise EngramValidationError(
+            f"invalid request: {where}: {first.get('msg', '')}" if where else "invalid request"
+        ) from exc
+
+
+async def _form_request(request: Request) -> tuple[RememberRequest, list[UploadFile]]:
+    """The multipart form as a RememberRequest (``data`` holds its texts) and its files."""
+    try:
+        form = await request.form(max_files=_MAX_FILES, max_fields=200)
+    except Exception as exc:  # malformed multipart: the parser's many errors mean "bad input"
+        raise EngramValidationError(f"the multipart body could not be parsed: {exc}") from exc
+    uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+    if not uploads:
+        raise EngramValidationError("a multipart remember needs at least one 'files' part")
+    fields: dict[str, Any] = {"data": [t for t in form.getlist("texts") if isinstance(t, str)]}
+    for key in ("dataset_name", "importance_weight", "self_improvement", "run_in_background"):
+        value = form.get(key)
+        if isinstance(value, str):
+            fields[key] = value
+    chunker = form.get("chunker")
+    if isinstance(chunker, str):
+        fields["chunker"] = chunker
+    tags = [t for t in form.getlist("node_set") if isinstance(t, str)]
+    if tags:
+        fields["node_set"] = tags
+    metadata = form.get("external_metadata")
+    if isinstance(metadata, str) and metadata:
+        try:
+            fields["external_metadata"] = json.loads(metadata)
+        except ValueError as exc:
+            raise EngramValidationError("external_metadata must be a JSON object") from exc
+    if "importance_weight" in fields:
+        try:
+            fields["importance_weight"] = float(fields["importance_weight"])
+        except ValueError as exc:
+            raise EngramValidationError("importance_weight must be a number in [0, 1]") from exc
+    for flag in ("self_improvement", "run_in_background"):
+        if flag in fields:
+            fields[flag] = str(fields[flag]).lower() in ("1", "true", "yes", "on")
+    unknown = set(form.keys()) - set(REMEMBER_UPLOAD_SCHEMA["properties"])
+    if unknown:
+        raise EngramValidationError(f"unknown form field(s): {', '.join(sorted(unknown))}")
+    return _json(RememberRequest, json.dumps(fields).encode()), uploads
+
+
+@router.post(
+    "/remember",
+    response_model=RememberResult,
+    summary="Ingest texts (JSON) or uploaded files (multipart)",
+    openapi_extra=REMEMBER_BODY,
+    responses={202: {"model": RememberResult, "description": "started in the background"}},
+)
+async def remember_route(request: Request, user: CurrentUser, response: Response) -> Any:
+    """``remember()``: a JSON body carries texts, a multipart body carries files. With
+    ``run_in_background`` the answer is 202 with ``run_id``; poll ``GET /api/v1/runs/{run_id}``."""
+    from engramdb.api.remember import remember
+
+    ctype = request.headers.get("content-type", "").lower()
+    settings = get_engine().settings
+    uploads: list[UploadFile] = []
+    if ctype.startswith("multipart/form-data"):
+        body, uploads = await _form_request(request)
+    elif ctype.startswith("application/json"):
+        body = _json(RememberRequest, await request.body())
+    else:
+        raise EngramValidationError(
+            "send remember as application/json (texts) or multipart/form-data (files)"
+        )
+    upload_dir: UploadDir | None = None
+    data: Any
+    texts = [body.data] if isinstance(body.data, str) else list(body.data)
+    if not texts and not uploads:
+        raise EngramValidationError("data is empty; send a text or a list of texts")
+    refuse_server_paths(texts, settings.max_file_bytes)
+    data = body.data
+    if uploads:
+        upload_dir = UploadDir()
+        try:
+            data = [*texts, *await upload_dir.save(uploads, settings.max_file_bytes)]
+        except BaseException:
+            upload_dir.remove()
+            raise
+    try:
+        result = await remember(
+            data,
+            body.dataset_name,
+            importance_weight=body.importance_weight,
+            session_id=body.session_id,
+            self_improvement=body.self_improvement,
+            run_in_background=body.run_in_background,
+            node_set=body.node_set,
+            chunker=_chunker(body.chunker),
+            external_metadata=body.external_metadata,
+            user=user,
+        )
+    except BaseException:
+        if upload_dir is not None:
+            upload_dir.remove()
+        raise
+    task = result._task
+    if task is None:
+        if upload_dir is not None:
+            upload_dir.remove()
+        return result
+    run = _runs(request).add(
+        "remember",
+        user.id,
+        task,
+        result,
+        cleanup=upload_dir.remove if upload_dir is not None else None,
+    )
+    response.status_code = status.HTTP_202_ACCEPTED
+    return result.model_copy(update={"run_id": run.run_id})
+
+
+@router.post("/recall", response_model=list[RecallResponse], summary="Query memory")
+async def recall_route(body: RecallRequest, user: CurrentUser) -> Response:
+    """``recall()``. ``response_schema`` (a JSON schema) replaces the SDK's ``response_model``."""
+    from engramdb.api.recall import recall
+    from engramdb.server.response_schema import model_from_schema
+
+    config = dict(body.retriever_specific_config or {})
+    if "response_model" in config:
+        raise EngramValidationError(
+            "retriever_specific_config cannot carry response_model over HTTP; send its JSON "
+            "schema as response_schema"
+        )
+    model = model_from_schema(body.response_schema) if body.response_schema is not None else None
+    results = await recall(
+        body.query_text,
+        body.query_type,
+        datasets=body.datasets,
+        dataset_ids=body.dataset_ids,
+        top_k=body.top_k,
+        auto_route=body.auto_route,
+        scope=body.scope if not isinstance(body.scope, list) else [str(x) for x in body.scope],
+        system_prompt=body.system_prompt,
+        node_name=body.node_name,
+        node_name_filter_operator=body.node_name_filter_operator,
+        only_context=body.only_context,
+        session_id=body.session_id,
+        context_profile=body.context_profile,
+        wide_search_top_k=body.wide_search_top_k,
+        triplet_distance_penalty=body.triplet_distance_penalty,
+        feedback_influence=body.feedback_influence,
+        verbose=body.verbose,
+        retriever_specific_config=config or None,
+        response_model=model,
+        include_references=body.include_references,
+        user=user,
+    )
+    # Serialised directly (validated types already): no second validation pass per request.
+    return Response(_RECALL_LIST.dump_json(results), media_type="application/json")
+
+
+@router.post(
+    "/improve",
+    response_model=ImproveResult,
+    summary="Enrich a dataset (the nine improve stages)",
+    responses={202: {"model": ImproveResult, "description": "started in the background"}},
+)
+async def improve_route(body: ImproveRequest, user: CurrentUser, request: Request) -> Any:
+    """``improve()``. With ``run_in_background`` the answer is 202 and carries ``run_id``."""
+    from engramdb.api.improve import improve
+
+    result = await improve(
+        body.dataset_id if body.dataset_id is not None else body.dataset,
+        run_in_background=body.run_in_background,
+        session_ids=body.session_ids,
+        build_global_context_index=body.build_global_context_index,
+        build_truth_subspace=body.build_truth_subspace,
+        review_conflicts=body.review_conflicts,
+        feedback_alpha=body.feedback_alpha,
+        user=user,
+    )
+    task = result._task
+    if task is None:
+        return result
+    run = _runs(request).add("improve", user.id, task, result)
+    document = result.model_dump(mode="json")
+    document["run_id"] = str(run.run_id)
+    return JSONResponse(document, status_code=status.HTTP_202_ACCEPTED)
+
+
+@router.post("/forget", response_model=ForgetResult, summary="Delete what is named")
+async def forget_route(body: ForgetRequest, user: CurrentUser) -> ForgetResult:
+    """``forget()``: everything, one dataset (by name or id) or one data item."""
+    from engramdb.api.forget import forget
+
+    if body.dataset is not None and body.dataset_id is not None:
+        raise EngramValidationError("pass dataset (a name) or dataset_id, not both")
+    dataset: str | UUID | None = body.dataset_id if body.dataset_id is not None else body.dataset
+    return await forget(
+        everything=body.everything, dataset=dataset, data_id=body.data_id, user=user
+    )
+
+
+@router.get("/runs/{run_id}", response_model=RunStatusOut, summary="Status of a background run")
+async def run_status(run_id: UUID, user: CurrentUser, request: Request) -> RunStatusOut:
+    """A background remember / improve of yours: ``running`` until it finished, then its
+    result (or the problem document of its error). Unknown and other users' ids: 404."""
+    registry = _runs(request)
+    return registry.status(registry.get(run_id, user.id))

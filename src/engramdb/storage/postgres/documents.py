@@ -1,0 +1,434 @@
+"""Writing and deleting documents: the transactional heart of the PostgreSQL store.
+
+:func:`prepare` turns a :class:`~engramdb.storage.base.DocumentWrite` into rows in plain Python
+before any transaction starts (JSON encoded, vectors checked, full text normalised), so a value
+that cannot be stored fails with nothing written and no connection held. :func:`write_document`
+then runs inside ONE transaction the caller opened: a failure anywhere rolls the whole document
+back, and a client killed mid-document leaves PostgreSQL to abort the open transaction.
+
+Rows are written in the document's order (nodes and edges keep it as their insertion order).
+Two concurrent documents that share entities in different orders can deadlock; PostgreSQL
+aborts one of them and the transaction runner (:meth:`.database.Database.write`) retries it —
+in practice rare, since ``remember`` serialises the writers of one dataset with its lock.
+Batches go out with ``executemany`` (pipelined by psycopg, one round trip per batch).
+
+Deletion is set-based, as in the embedded store: the ids to remove are collected into
+per-connection temporary tables (``del_data``, ``del_nodes``, ``del_edges``; emptied at every
+commit) with a few ``INSERT ... SELECT`` statements, then each table is purged with one
+``DELETE`` — children before parents, so the foreign keys hold at every statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import LiteralString
+from uuid import UUID
+
+from engramdb.errors import EmbeddingMismatchError, StorageError
+from engramdb.models.records import utcnow
+from engramdb.storage.base import DeleteReport, DocumentWrite
+from engramdb.storage.postgres.database import Conn
+from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.text import document_words, scope_lexeme
+from engramdb.storage.postgres.vectors import FloatArray, check_vector
+
+__all__ = [
+    "PreparedDocument",
+    "delete_data",
+    "delete_dataset",
+    "delete_everything",
+    "prepare",
+    "write_document",
+]
+
+#: Words of one text indexed for full-text search at most (PostgreSQL caps a tsvector at 1 MB).
+MAX_INDEXED_WORDS = 100_000
+
+_INSERT_DATA = """
+INSERT INTO data (id, dataset_id, name, content_hash, mime_type, importance_weight,
+                  external_metadata, node_set, size_bytes, chunk_count, created_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)
+ON CONFLICT (dataset_id, content_hash) DO NOTHING
+"""
+
+_UPSERT_NODE = """
+INSERT INTO nodes (id, dataset_id, type, name, text, properties, importance_weight,
+                   feedback_weight, created_at, updated_at)
+VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s)
+ON CONFLICT (id) DO UPDATE SET
+    name = excluded.name, text = excluded.text, properties = excluded.properties,
+    importance_weight = excluded.importance_weight, updated_at = excluded.updated_at
+"""
+
+_UPSERT_EDGE = """
+INSERT INTO edges (id, dataset_id, source_id, target_id, relation, properties,
+                   importance_weight, feedback_weight)
+VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s)
+ON CONFLICT (id) DO UPDATE SET
+    properties = excluded.properties, importance_weight = excluded.importance_weight
+"""
+
+_UPSERT_VECTOR = """
+INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (%s, %s, %s, %s, %b)
+ON CONFLICT (node_id, collection) DO UPDATE SET
+    dataset_id = excluded.dataset_id, dim = excluded.dim, embedding = excluded.embedding
+"""
+
+_UPSERT_LEXICAL = """
+INSERT INTO lexical (node_id, collection, dataset_id, words, length)
+VALUES (%s, %s, %s, to_tsvector('simple', %s) || array_to_tsvector(ARRAY[%s::text]), %s)
+ON CONFLICT (node_id, collection) DO UPDATE SET
+    dataset_id = excluded.dataset_id, words = excluded.words, length = excluded.length
+"""
+
+_ADD_LEXICAL_STATS = """
+INSERT INTO lexical_stats (collection, dataset_id, docs, total_length) VALUES (%s, %s, %s, %s)
+ON CONFLICT (collection, dataset_id) DO UPDATE SET
+    docs = lexical_stats.docs + excluded.docs,
+    total_length = lexical_stats.total_length + excluded.total_length
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class _Vector:
+    node_id: UUID
+    collection: str
+    array: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class _Lexical:
+    node_id: UUID
+    collection: str
+    words: str
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedDocument:
+    """A document as rows, ready for one transaction."""
+
+    data: tuple[object, ...]
+    data_id: UUID
+    nodes: list[tuple[object, ...]]
+    node_ids: list[UUID]
+    edges: list[tuple[object, ...]]
+    edge_ids: list[UUID]
+    vectors: list[_Vector]
+    lexical: list[_Lexical]
+    referenced: list[UUID]
+
+    @property
+    def vector_shapes(self) -> set[tuple[str, int]]:
+        """The (collection, dimension) pairs this document writes vectors for."""
+        return {(v.collection, int(v.array.shape[0])) for v in self.vectors}
+
+
+def prepare(doc: DocumentWrite) -> PreparedDocument:
+    """Encode ``doc`` as rows (raises EngramValidationError for values that cannot be stored).
+    When an id occurs twice, it keeps its first position and its last values, as sequential
+    upserts would."""
+    data = doc.data
+    now = utcnow()
+    data_row = (
+        data.id,
+        data.dataset_id,
+        data.name,
+        data.content_hash,
+        data.mime_type,
+        data.importance_weight,
+        to_json(data.external_metadata),
+        to_json(data.node_set),
+        data.size_bytes,
+        data.chunk_count,
+        data.created_at,
+    )
+    nodes = {
+        n.id: (
+            n.id,
+            n.dataset_id,
+            n.type,
+            n.name,
+            n.text,
+            to_json(n.properties),
+            n.importance_weight,
+            n.feedback_weight,
+            now,
+            now,
+        )
+        for n in doc.nodes
+    }
+    edges = {
+        e.id: (
+            e.id,
+            e.dataset_id,
+            e.source_id,
+            e.target_id,
+            e.relation,
+            to_json(e.properties),
+            e.importance_weight,
+            e.feedback_weight,
+        )
+        for e in doc.edges
+    }
+    vectors = {
+        (v.node_id, v.collection): _Vector(
+            v.node_id, v.collection, check_vector(v.vector, v.node_id, v.collection)
+        )
+        for v in doc.vectors
+    }
+    lexical: dict[tuple[UUID, str], _Lexical] = {}
+    for collection, pairs in doc.lexical.items():
+        for node_id, text in pairs:
+            words = document_words(text)[:MAX_INDEXED_WORDS]
+            lexical[(node_id, collection)] = _Lexical(
+                node_id, collection, " ".join(words), len(words)
+            )
+    referenced = {e.source_id for e in doc.edges} | {e.target_id for e in doc.edges}
+    referenced |= {key[0] for key in vectors} | {key[0] for key in lexical}
+    return PreparedDocument(
+        data=data_row,
+        data_id=data.id,
+        nodes=list(nodes.values()),
+        node_ids=list(nodes),
+        edges=list(edges.values()),
+        edge_ids=list(edges),
+        vectors=list(vectors.values()),
+        lexical=list(lexical.values()),
+        referenced=sorted(referenced),
+    )
+
+
+async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
+    """Write ``doc`` (see ``Store.write_document``); False when its content hash is present."""
+    cur = await conn.execute(_INSERT_DATA, doc.data)
+    if cur.rowcount == 0:
+        return False
+    async with conn.cursor() as batch:
+        if doc.nodes:
+            await batch.executemany(_UPSERT_NODE, doc.nodes)
+            await batch.executemany(
+                "INSERT INTO node_sources (node_id, data_id) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING",
+                [(node_id, doc.data_id) for node_id in doc.node_ids],
+            )
+        known = await _node_datasets(conn, doc.referenced)
+        missing = [str(node_id) for node_id in doc.referenced if node_id not in known]
+        if missing:
+            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise StorageError(
+                f"Document {doc.data_id} refers to {len(missing)} node(s) that are neither in "
+                f"the document nor in the store ({shown}); nothing was written."
+            )
+        if doc.edges:
+            await batch.executemany(_UPSERT_EDGE, doc.edges)
+            await batch.executemany(
+                "INSERT INTO edge_sources (edge_id, data_id) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING",
+                [(edge_id, doc.data_id) for edge_id in doc.edge_ids],
+            )
+        if doc.vectors:
+            rows = await _vector_rows(conn, doc, known)
+            await batch.executemany(_UPSERT_VECTOR, rows)
+        if doc.lexical:
+            await _write_lexical(conn, doc, known)
+    return True
+
+
+async def _node_datasets(conn: Conn, node_ids: Sequence[UUID]) -> dict[UUID, UUID]:
+    """node id -> dataset id for those of ``node_ids`` that exist."""
+    if not node_ids:
+        return {}
+    cur = await conn.execute(
+        "SELECT id, dataset_id FROM nodes WHERE id = ANY(%s::uuid[])", (list(node_ids),)
+    )
+    return {row[0]: row[1] for row in await cur.fetchall()}
+
+
+async def _vector_rows(
+    conn: Conn, doc: PreparedDocument, datasets: dict[UUID, UUID]
+) -> list[tuple[object, ...]]:
+    dims: dict[tuple[str, UUID], int] = {}
+    rows: list[tuple[object, ...]] = []
+    for vector in doc.vectors:
+        dataset_id = datasets[vector.node_id]
+        dim = int(vector.array.shape[0])
+        key = (vector.collection, dataset_id)
+        if dims.setdefault(key, dim) != dim:
+            raise EmbeddingMismatchError(
+                f"Document {doc.data_id} mixes {dims[key]}- and {dim}-dimensional vectors in "
+                f"collection {vector.collection!r}."
+            )
+        rows.append((vector.node_id, vector.collection, dataset_id, dim, vector.array))
+    for (collection, dataset_id), dim in sorted(dims.items(), key=lambda item: str(item[0])):
+        cur = await conn.execute(
+            "SELECT dim FROM vectors WHERE collection = %s AND dataset_id = %s AND dim <> %s "
+            "LIMIT 1",
+            (collection, dataset_id, dim),
+        )
+        other = await cur.fetchone()
+        if other is not None:
+            raise EmbeddingMismatchError(
+                f"Collection {collection!r} of dataset {dataset_id} holds {other[0]}-dimensional "
+                f"vectors; this document brings {dim}-dimensional ones. Re-embed the dataset "
+                "with one model (or forget it first)."
+            )
+    return rows
+
+
+async def _write_lexical(conn: Conn, doc: PreparedDocument, datasets: dict[UUID, UUID]) -> None:
+    cur = await conn.execute(
+        "SELECT node_id, collection, length FROM lexical WHERE node_id = ANY(%s::uuid[])",
+        (sorted({row.node_id for row in doc.lexical}),),
+    )
+    old = {(row[0], row[1]): int(row[2]) for row in await cur.fetchall()}
+    deltas: dict[tuple[str, UUID], list[int]] = {}
+    rows: list[tuple[object, ...]] = []
+    for row in doc.lexical:
+        dataset_id = datasets[row.node_id]
+        scope = scope_lexeme(row.collection, dataset_id)
+        rows.append((row.node_id, row.collection, dataset_id, row.words, scope, row.length))
+        delta = deltas.setdefault((row.collection, dataset_id), [0, 0])
+        previous = old.get((row.node_id, row.collection))
+        delta[0] += 0 if previous is not None else 1
+        delta[1] += row.length - (previous or 0)
+    async with conn.cursor() as writer:
+        await writer.executemany(_UPSERT_LEXICAL, rows)
+        await writer.executemany(
+            _ADD_LEXICAL_STATS,
+            [
+                (collection, dataset_id, docs, length)
+                for (collection, dataset_id), (docs, length) in sorted(
+                    deltas.items(), key=lambda item: (item[0][0], str(item[0][1]))
+                )
+            ],
+        )
+
+
+# --- deletion --------------------------------------------------------------------------------
+
+_TEMP_TABLES = (
+    "CREATE TEMP TABLE IF NOT EXISTS del_data (id uuid PRIMARY KEY) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE IF NOT EXISTS del_nodes (id uuid PRIMARY KEY) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE IF NOT EXISTS del_edges (id uuid PRIMARY KEY) ON COMMIT DELETE ROWS",
+)
+
+
+async def _reset_temp(conn: Conn) -> None:
+    """Make sure this connection has the (empty: every commit or rollback empties them) tables."""
+    for statement in _TEMP_TABLES:
+        await conn.execute(statement)
+
+
+async def _collect_dependants(conn: Conn) -> None:
+    """Extend del_nodes/del_edges with everything only ``del_data`` supports, and with every
+    edge touching a node about to go."""
+    await conn.execute(
+        """INSERT INTO del_nodes
+           SELECT DISTINCT s.node_id FROM node_sources s
+           WHERE s.data_id IN (SELECT id FROM del_data)
+             AND NOT EXISTS (SELECT 1 FROM node_sources o WHERE o.node_id = s.node_id
+                             AND o.data_id NOT IN (SELECT id FROM del_data))
+           ON CONFLICT DO NOTHING"""
+    )
+    await conn.execute(
+        """INSERT INTO del_edges
+           SELECT DISTINCT s.edge_id FROM edge_sources s
+           WHERE s.data_id IN (SELECT id FROM del_data)
+             AND NOT EXISTS (SELECT 1 FROM edge_sources o WHERE o.edge_id = s.edge_id
+                             AND o.data_id NOT IN (SELECT id FROM del_data))
+           ON CONFLICT DO NOTHING"""
+    )
+    await conn.execute(
+        "INSERT INTO del_edges SELECT id FROM edges WHERE source_id IN (SELECT id FROM del_nodes) "
+        "ON CONFLICT DO NOTHING"
+    )
+    await conn.execute(
+        "INSERT INTO del_edges SELECT id FROM edges WHERE target_id IN (SELECT id FROM del_nodes) "
+        "ON CONFLICT DO NOTHING"
+    )
+
+
+async def _count(conn: Conn, statement: LiteralString) -> int:
+    cur = await conn.execute(statement)
+    return max(cur.rowcount, 0)
+
+
+async def _purge(conn: Conn) -> DeleteReport:
+    """Delete everything listed in the temp tables, children before parents."""
+    await conn.execute(
+        """UPDATE lexical_stats s SET docs = s.docs - gone.docs,
+                                      total_length = s.total_length - gone.total_length
+           FROM (SELECT collection, dataset_id, count(*) AS docs, sum(length) AS total_length
+                 FROM lexical WHERE node_id IN (SELECT id FROM del_nodes)
+                 GROUP BY collection, dataset_id) AS gone
+           WHERE s.collection = gone.collection AND s.dataset_id = gone.dataset_id"""
+    )
+    await conn.execute("DELETE FROM lexical_stats WHERE docs <= 0")
+    await conn.execute(
+        "DELETE FROM edge_sources WHERE edge_id IN (SELECT id FROM del_edges) "
+        "OR data_id IN (SELECT id FROM del_data)"
+    )
+    edges = await _count(conn, "DELETE FROM edges WHERE id IN (SELECT id FROM del_edges)")
+    await conn.execute(
+        "DELETE FROM node_sources WHERE node_id IN (SELECT id FROM del_nodes) "
+        "OR data_id IN (SELECT id FROM del_data)"
+    )
+    vectors = await _count(conn, "DELETE FROM vectors WHERE node_id IN (SELECT id FROM del_nodes)")
+    lexical = await _count(conn, "DELETE FROM lexical WHERE node_id IN (SELECT id FROM del_nodes)")
+    nodes = await _count(conn, "DELETE FROM nodes WHERE id IN (SELECT id FROM del_nodes)")
+    await conn.execute("DELETE FROM kv_cache WHERE data_id IN (SELECT id FROM del_data)")
+    data = await _count(conn, "DELETE FROM data WHERE id IN (SELECT id FROM del_data)")
+    return DeleteReport(
+        data_records=data, nodes=nodes, edges=edges, vectors=vectors, lexical_rows=lexical
+    )
+
+
+async def delete_data(conn: Conn, data_id: UUID) -> DeleteReport:
+    await _reset_temp(conn)
+    found = await conn.execute("INSERT INTO del_data SELECT id FROM data WHERE id = %s", (data_id,))
+    if found.rowcount == 0:
+        return DeleteReport()
+    await _collect_dependants(conn)
+    return await _purge(conn)
+
+
+async def delete_dataset(conn: Conn, dataset_id: UUID) -> DeleteReport:
+    cur = await conn.execute("SELECT 1 FROM datasets WHERE id = %s FOR UPDATE", (dataset_id,))
+    if await cur.fetchone() is None:
+        return DeleteReport()
+    await _reset_temp(conn)
+    await conn.execute(
+        "INSERT INTO del_data SELECT id FROM data WHERE dataset_id = %s", (dataset_id,)
+    )
+    await conn.execute(
+        "INSERT INTO del_nodes SELECT id FROM nodes WHERE dataset_id = %s", (dataset_id,)
+    )
+    await conn.execute(
+        "INSERT INTO del_edges SELECT id FROM edges WHERE dataset_id = %s", (dataset_id,)
+    )
+    await _collect_dependants(conn)
+    report = await _purge(conn)
+    await conn.execute("DELETE FROM lexical_stats WHERE dataset_id = %s", (dataset_id,))
+    await conn.execute("DELETE FROM pipeline_runs WHERE dataset_id = %s", (dataset_id,))
+    await conn.execute("DELETE FROM datasets WHERE id = %s", (dataset_id,))
+    return report
+
+
+async def delete_everything(conn: Conn) -> None:
+    """Empty every content table (users stay)."""
+    for table in (
+        "edge_sources",
+        "node_sources",
+        "edges",
+        "vectors",
+        "lexical",
+        "lexical_stats",
+        "nodes",
+        "kv_cache",
+        "data",
+        "pipeline_runs",
+        "datasets",
+    ):
+        await conn.execute(f"DELETE FROM {table}")

@@ -1,0 +1,375 @@
+"""Graph reads and BM25 full-text search of the PostgreSQL store.
+
+**Neighbourhoods** use the same recursive walk as the embedded store. PostgreSQL allows one
+recursive reference per CTE, so both directions go into one ``LATERAL`` union whose branches use
+their own index (``edges_by_source_target`` / ``edges_by_target_relation``). PostgreSQL
+produces a recursive CTE's rows lazily, level by level, so a ``LIMIT`` right above it bounds the
+work on dense graphs while keeping the nearest nodes, as the embedded store's queue-bounded walk
+does. :func:`incident_edges` and :func:`edges_between` are one indexed probe per node or pair.
+
+**Full text** is BM25 with the embedded store's parameters (FTS5's k1 = 1.2, b = 0.75,
+idf = ln((N − n + 0.5) / (n + 0.5)), at least 1e-6), computed in SQL over PostgreSQL's own
+full-text index:
+
+* the candidates are the rows of the requested collection and datasets whose ``tsvector``
+  matches any query word — one GIN lookup of the words AND the rows' scope lexemes (see
+  :mod:`.text`), whatever the planner's statistics;
+* a word's frequency in a row is ``ts_rank_cd('{1,1,1,1}', words, word)``: for a one-word
+  query, cover density ranking with unit weights counts the word's occurrences;
+* N and the average length come from ``lexical_stats``; n (rows holding the word) is counted
+  per query within the requested datasets, bounded: a word found in more than
+  ``POSTINGS_BUDGET`` rows is left out, rarest words first, like the embedded store's pruning —
+  such a word's idf is near zero, and scoring every row it matches would cost tens of ms.
+  Counting itself costs as much for a word found in most rows, so words that PostgreSQL's column
+  statistics (the ``most_common_elems`` of ``lexical.words``) already show to exceed the budget
+  in the searched scope are left out before counting (:func:`skip_common_words`); before the
+  first ``ANALYZE`` every word is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from uuid import UUID
+
+from engramdb.models.records import Edge, Node
+from engramdb.storage.base import ScoredId, Subgraph
+from engramdb.storage.postgres.database import Conn
+from engramdb.storage.postgres.rows import (
+    EDGE_COLUMNS,
+    EDGE_COLUMNS_BARE,
+    NODE_COLUMNS,
+    NODE_COLUMNS_BARE,
+    row_to_edge,
+    row_to_node,
+)
+from engramdb.storage.postgres.text import query_words, scope_query
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "POSTINGS_BUDGET",
+    "count_nodes",
+    "edges_between",
+    "get_nodes",
+    "incident_edges",
+    "lexical_search",
+    "list_edges",
+    "list_nodes",
+    "neighbourhood",
+]
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+#: Rows BM25 may score per query before the most common query words are left out (scoring costs
+#: ~3 us a row here, so this bounds a query near 30 ms; SQLite's FTS5 affords 20,000).
+POSTINGS_BUDGET = 10_000
+
+
+async def get_nodes(conn: Conn, node_ids: Sequence[UUID], provenance: bool = True) -> list[Node]:
+    if not node_ids:
+        return []
+    columns = NODE_COLUMNS if provenance else NODE_COLUMNS_BARE
+    cur = await conn.execute(
+        f"SELECT {columns} FROM nodes n WHERE n.id = ANY(%s::uuid[])", (list(node_ids),)
+    )
+    by_id = {row[0]: row for row in await cur.fetchall()}
+    ordered = [by_id[key] for key in dict.fromkeys(node_ids) if key in by_id]
+    return [row_to_node(row) for row in ordered]
+
+
+async def list_nodes(
+    conn: Conn, dataset_ids: Sequence[UUID], type_: str | None, limit: int
+) -> list[Node]:
+    if not dataset_ids or limit <= 0:
+        return []
+    cur = await conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.dataset_id = ANY(%s::uuid[]) "
+        "AND (%s::text IS NULL OR n.type = %s) ORDER BY n.seq LIMIT %s",
+        (list(dataset_ids), type_, type_, limit),
+    )
+    return [row_to_node(row) for row in await cur.fetchall()]
+
+
+async def count_nodes(conn: Conn, dataset_ids: Sequence[UUID], type_: str | None) -> int:
+    if not dataset_ids:
+        return 0
+    cur = await conn.execute(
+        "SELECT count(*) FROM nodes n WHERE n.dataset_id = ANY(%s::uuid[]) "
+        "AND (%s::text IS NULL OR n.type = %s)",
+        (list(dataset_ids), type_, type_),
+    )
+    row = await cur.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+async def list_edges(conn: Conn, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
+    if not dataset_ids or limit <= 0:
+        return []
+    cur = await conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = ANY(%s::uuid[]) "
+        "ORDER BY e.seq LIMIT %s",
+        (list(dataset_ids), limit),
+    )
+    return [row_to_edge(row) for row in await cur.fetchall()]
+
+
+_WALK = """
+WITH RECURSIVE walk(id, depth) AS (
+    SELECT n.id, 0 FROM nodes n WHERE n.id = ANY(%(seeds)s::uuid[])
+    UNION
+    SELECT step.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL (
+        SELECT e.target_id AS id FROM edges e WHERE e.source_id = w.id
+        UNION ALL
+        SELECT e.source_id AS id FROM edges e WHERE e.target_id = w.id
+    ) AS step
+    WHERE w.depth < %(depth)s
+)
+SELECT id, min(depth) AS d FROM (SELECT id, depth FROM walk LIMIT %(budget)s) AS reached
+GROUP BY id ORDER BY d, id LIMIT %(limit)s
+"""
+
+
+async def neighbourhood(conn: Conn, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
+    """Run inside a snapshot read: the walk, its nodes and its edges see one state."""
+    if not node_ids or limit <= 0:
+        return Subgraph(nodes=[], edges=[])
+    depth = max(depth, 0)
+    # Each node can appear once per depth level, so this many rows always hold >= limit nodes.
+    budget = limit * (depth + 1) + len(node_ids)
+    cur = await conn.execute(
+        _WALK,
+        {"seeds": list(dict.fromkeys(node_ids)), "depth": depth, "budget": budget, "limit": limit},
+    )
+    ids = [row[0] for row in await cur.fetchall()]
+    if not ids:
+        return Subgraph(nodes=[], edges=[])
+    cur = await conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id = ANY(%s::uuid[])", (ids,)
+    )
+    by_id = {row[0]: row for row in await cur.fetchall()}
+    cur = await conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.source_id = ANY(%s::uuid[]) "
+        "AND e.target_id = ANY(%s::uuid[]) ORDER BY e.seq",
+        (ids, ids),
+    )
+    edges = [row_to_edge(row) for row in await cur.fetchall()]
+    return Subgraph(nodes=[row_to_node(by_id[i]) for i in ids if i in by_id], edges=edges)
+
+
+_INCIDENT = {
+    "out": """
+SELECT {columns} FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS n(id, position)
+CROSS JOIN LATERAL (
+    SELECT x.* FROM edges x
+    WHERE x.source_id = n.id
+      AND (%(relations)s::text[] IS NULL OR x.relation = ANY(%(relations)s::text[]))
+      AND NOT (x.relation = ANY(%(excluded)s::text[]))
+    ORDER BY x.target_id LIMIT %(limit)s
+) AS e
+ORDER BY n.position
+""",
+    "in": """
+SELECT {columns} FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS n(id, position)
+CROSS JOIN LATERAL (
+    SELECT x.* FROM edges x
+    WHERE x.target_id = n.id
+      AND (%(relations)s::text[] IS NULL OR x.relation = ANY(%(relations)s::text[]))
+      AND NOT (x.relation = ANY(%(excluded)s::text[]))
+    ORDER BY x.relation LIMIT %(limit)s
+) AS e
+ORDER BY n.position
+""",
+}
+
+
+async def incident_edges(
+    conn: Conn,
+    node_ids: Sequence[UUID],
+    direction: str,
+    relations: Sequence[str] | None,
+    exclude_relations: Sequence[str],
+    limit_per_node: int,
+    provenance: bool = True,
+) -> list[Edge]:
+    """One indexed lookup per node (a ``LATERAL`` probe of ``edges_by_source_target`` outgoing,
+    ``edges_by_target_relation`` incoming), grouped by node in the order given."""
+    if not node_ids or limit_per_node <= 0 or (relations is not None and not relations):
+        return []
+    if direction not in _INCIDENT:
+        raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+    columns = EDGE_COLUMNS if provenance else EDGE_COLUMNS_BARE
+    cur = await conn.execute(
+        _INCIDENT[direction].format(columns=columns),
+        {
+            "ids": list(dict.fromkeys(node_ids)),
+            "relations": None if relations is None else list(relations),
+            "excluded": list(exclude_relations),
+            "limit": limit_per_node,
+        },
+    )
+    return [row_to_edge(row) for row in await cur.fetchall()]
+
+
+async def edges_between(
+    conn: Conn,
+    pairs: Sequence[tuple[UUID, UUID]],
+    exclude_relations: Sequence[str],
+    provenance: bool = True,
+) -> list[Edge]:
+    """One probe of ``edges_by_source_target`` per distinct pair; insertion order."""
+    distinct = list(dict.fromkeys(pairs))
+    if not distinct:
+        return []
+    columns = EDGE_COLUMNS if provenance else EDGE_COLUMNS_BARE
+    cur = await conn.execute(
+        f"SELECT {columns} FROM edges e WHERE (e.source_id, e.target_id) IN ("
+        "SELECT p.a, p.b FROM unnest(%s::uuid[], %s::uuid[]) AS p(a, b)) "
+        "AND NOT (e.relation = ANY(%s::text[])) ORDER BY e.seq",
+        ([a for a, _ in distinct], [b for _, b in distinct], list(exclude_relations)),
+    )
+    return [row_to_edge(row) for row in await cur.fetchall()]
+
+
+# --- full text -------------------------------------------------------------------------------
+
+# Every search condition is ONE tsquery against the GIN index: the words AND the scope lexemes
+# of the requested (collection, datasets) (see :mod:`.text`). Counting needs nothing else (so
+# all-visible pages are not even read); the candidates recheck ``dataset_id``.
+_DOCUMENT_FREQUENCIES = """
+SELECT w.word, (SELECT count(*) FROM (
+    SELECT 1 FROM lexical l
+    WHERE l.words @@ (to_tsquery('simple', w.word) && %(scope)s::tsquery)
+    LIMIT %(cap)s) AS hits)
+FROM unnest(%(words)s::text[]) AS w(word)
+"""
+
+_BM25 = """
+WITH terms AS MATERIALIZED (
+    SELECT t.word, to_tsquery('simple', t.word) AS query,
+           greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
+    FROM unnest(%(words)s::text[], %(dfs)s::int[]) AS t(word, df),
+         (SELECT greatest(coalesce(sum(docs), 0), %(min_n)s) AS n
+          FROM lexical_stats WHERE collection = %(collection)s
+            AND dataset_id = ANY(%(datasets)s::uuid[])) AS s
+),
+norm AS MATERIALIZED (
+    SELECT greatest(coalesce(sum(total_length)::float8 / nullif(sum(docs), 0), 1), 1) AS avgdl
+    FROM lexical_stats WHERE collection = %(collection)s AND dataset_id = ANY(%(datasets)s::uuid[])
+),
+candidates AS (
+    SELECT l.node_id, l.words, l.length FROM lexical l
+    WHERE l.words @@ (to_tsquery('simple', %(any_word)s) && %(scope)s::tsquery)
+      AND l.dataset_id = ANY(%(datasets)s::uuid[])
+)
+SELECT c.node_id, sum(
+    t.idf * f.tf * (%(k1)s + 1) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length / norm.avgdl))
+) AS score
+FROM candidates c CROSS JOIN norm
+JOIN terms t ON c.words @@ t.query
+CROSS JOIN LATERAL (SELECT ts_rank_cd('{1,1,1,1}', c.words, t.query)::float8 AS tf OFFSET 0) AS f
+GROUP BY c.node_id
+ORDER BY score DESC, c.node_id
+LIMIT %(top_k)s
+"""
+
+
+async def word_shares(conn: Conn, schema: str) -> dict[str, float]:
+    """The most common words of the full-text rows with the share of rows holding each, from
+    PostgreSQL's column statistics (``ANALYZE``, run by autovacuum); empty before the first."""
+    cur = await conn.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE schemaname = %s AND tablename = 'lexical' AND attname = 'words'",
+        (schema,),
+    )
+    row = await cur.fetchone()
+    if row is None or row[0] is None or row[1] is None:
+        return {}
+    return {
+        str(word): float(share)
+        for word, share in zip(row[0], row[1], strict=False)
+        if not str(word).startswith("@")
+    }
+
+
+def prune_common_words(frequencies: dict[str, int], budget: int = POSTINGS_BUDGET) -> list[str]:
+    """The rarest words whose postings fit ``budget`` (always at least one matching word).
+    Words no row holds are dropped: they cannot score."""
+    present = sorted((f, w) for w, f in frequencies.items() if f > 0)
+    kept: list[str] = []
+    total = 0
+    for frequency, word in present:
+        if kept and total + frequency > budget:
+            break
+        kept.append(word)
+        total += frequency
+    return kept
+
+
+async def _scope_size(conn: Conn, collection: str, datasets: list[UUID]) -> int:
+    cur = await conn.execute(
+        "SELECT coalesce(sum(docs), 0) FROM lexical_stats "
+        "WHERE collection = %s AND dataset_id = ANY(%s::uuid[])",
+        (collection, datasets),
+    )
+    row = await cur.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def skip_common_words(
+    words: list[str], share: Mapping[str, float], scope_size: int, budget: int = POSTINGS_BUDGET
+) -> list[str]:
+    """The words worth counting: those whose expected postings in the scope (their share of all
+    rows, from PostgreSQL's statistics, times the scope's size) fit ``budget``; when none do,
+    the least common one. Counting a word found in most rows costs as much as scoring them."""
+    expected = {w: share.get(w, 0.0) * scope_size for w in words}
+    fitting = [w for w in words if expected[w] <= budget]
+    return fitting or [min(words, key=lambda w: expected[w])]
+
+
+async def lexical_search(
+    conn: Conn,
+    collection: str,
+    query: str,
+    dataset_ids: Sequence[UUID],
+    top_k: int,
+    common: Mapping[str, float] | None = None,
+) -> list[ScoredId]:
+    """``common`` maps very common words to their share of all full-text rows (see
+    :func:`word_shares`): they are left out before counting."""
+    words = query_words(query)
+    if not dataset_ids or top_k <= 0 or not words:
+        return []
+    datasets = list(dict.fromkeys(dataset_ids))
+    scope = scope_query(collection, datasets)
+    if common and len(words) > 1:
+        words = skip_common_words(words, common, await _scope_size(conn, collection, datasets))
+    cur = await conn.execute(
+        _DOCUMENT_FREQUENCIES,
+        {
+            "scope": scope,
+            "datasets": datasets,
+            "cap": POSTINGS_BUDGET + 1,
+            "words": words,
+        },
+    )
+    frequencies = {str(row[0]): int(row[1]) for row in await cur.fetchall()}
+    kept = prune_common_words(frequencies)
+    if not kept:
+        return []
+    dfs = [frequencies[w] for w in kept]
+    cur = await conn.execute(
+        _BM25,
+        {
+            "words": kept,
+            "dfs": dfs,
+            "min_n": max(dfs),
+            "collection": collection,
+            "datasets": datasets,
+            "any_word": " | ".join(kept),
+            "scope": scope,
+            "k1": BM25_K1,
+            "b": BM25_B,
+            "top_k": top_k,
+        },
+    )
+    return [ScoredId(node_id=row[0], score=float(row[1])) for row in await cur.fetchall()]

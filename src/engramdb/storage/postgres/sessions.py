@@ -1,0 +1,591 @@
+"""The session store of the PostgreSQL backend (run inside a transaction of :class:`.Database`).
+
+Tables (migration 2): ``sessions`` keyed by (user_id, session_id), ``session_qa`` with
+``session_qa_datasets``, ``session_traces``, ``session_context`` and ``session_marks`` — the
+same shapes and semantics as the embedded store's (:mod:`engramdb.storage.sqlite.sessions`).
+Every read filters by user id first, so a session id never leaks across users.
+
+Concurrency differs from SQLite, where one writer runs at a time, so the steps that decide
+"new or not" are single statements PostgreSQL makes atomic: :func:`mark_entries` is one upsert
+per mark whose ``DO UPDATE ... WHERE`` only raises a lower revision and whose ``RETURNING`` says
+whether it applied (a concurrent consumer waits for the row lock, then sees the committed mark
+and applies nothing); marks are taken in (kind, id) order so two consumers cannot deadlock.
+:func:`mark_entries` is also the step other writes call inside their own transaction to spend
+entries exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, LiteralString
+from uuid import UUID
+
+from engramdb.errors import ConflictError, EngramValidationError, NotFoundError
+from engramdb.models.records import utcnow
+from engramdb.models.sessions import (
+    ContextRecord,
+    EntryKind,
+    EntryMark,
+    FeedbackSource,
+    QARecord,
+    SessionRecord,
+    TraceRecord,
+    normalize_content,
+)
+from engramdb.storage.postgres.database import Conn
+from engramdb.storage.postgres.rows import Row, to_json, utc
+
+__all__ = [
+    "add_context_entry",
+    "add_qa_entry",
+    "add_trace_entry",
+    "clear_qa_feedback",
+    "count_qa_entries",
+    "delete_session",
+    "get_qa_entry",
+    "get_session",
+    "list_context_entries",
+    "list_pending_ratings",
+    "list_qa_entries",
+    "list_sessions",
+    "list_trace_entries",
+    "mark_entries",
+    "set_qa_feedback",
+]
+
+_TABLES: dict[str, LiteralString] = {
+    "qa": "session_qa",
+    "trace": "session_traces",
+    "context": "session_context",
+}
+
+_QA_COLUMNS = (
+    "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
+    "q.search_type, ARRAY(SELECT d.dataset_id FROM session_qa_datasets d "
+    "WHERE d.qa_id = q.id), q.used_node_ids, q.used_edge_ids, q.feedback_score, "
+    "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at"
+)
+_TRACE_COLUMNS = (
+    "t.id, t.user_id, t.session_id, t.seq, t.origin_function, t.status, t.memory_query, "
+    "t.memory_context, t.method_params, t.method_return_value, t.error_message, "
+    "t.session_feedback, t.created_at"
+)
+_CONTEXT_COLUMNS = (
+    "c.id, c.user_id, c.session_id, c.seq, c.context_profile, c.section, c.content, "
+    "c.confidence, c.source_ids, c.created_at, c.updated_at"
+)
+_SESSION_COLUMNS = "user_id, session_id, created_at, updated_at"
+
+
+# --- rows ----------------------------------------------------------------------------------------
+
+
+def _row_to_qa(row: Row) -> QARecord:
+    return QARecord(
+        id=row[0],
+        user_id=row[1],
+        session_id=row[2],
+        seq=int(row[3]),
+        origin=row[4],
+        question=row[5],
+        context=row[6],
+        answer=row[7],
+        search_type=row[8],
+        dataset_ids=sorted(row[9] or [], key=str),
+        used_node_ids=list(row[10] or []),
+        used_edge_ids=list(row[11] or []),
+        feedback_score=None if row[12] is None else int(row[12]),
+        feedback_text=row[13],
+        feedback_source=row[14],
+        feedback_at=None if row[15] is None else utc(row[15]),
+        rating_rev=int(row[16]),
+        created_at=utc(row[17]),
+    )
+
+
+def _row_to_trace(row: Row) -> TraceRecord:
+    return TraceRecord(
+        id=row[0],
+        user_id=row[1],
+        session_id=row[2],
+        seq=int(row[3]),
+        origin_function=row[4],
+        status=row[5],
+        memory_query=row[6],
+        memory_context=row[7],
+        method_params=row[8] if row[8] is not None else {},
+        method_return_value=row[9],
+        error_message=row[10],
+        session_feedback=row[11],
+        created_at=utc(row[12]),
+    )
+
+
+def _row_to_context(row: Row) -> ContextRecord:
+    return ContextRecord(
+        id=row[0],
+        user_id=row[1],
+        session_id=row[2],
+        seq=int(row[3]),
+        context_profile=row[4],
+        section=row[5],
+        content=row[6],
+        confidence=float(row[7]),
+        source_ids=list(row[8] or []),
+        created_at=utc(row[9]),
+        updated_at=utc(row[10]),
+    )
+
+
+def _row_to_session(row: Row) -> SessionRecord:
+    return SessionRecord(
+        user_id=row[0], session_id=row[1], created_at=utc(row[2]), updated_at=utc(row[3])
+    )
+
+
+# --- sessions ------------------------------------------------------------------------------------
+
+
+async def _touch_session(conn: Conn, user_id: UUID, session_id: str, at: datetime) -> None:
+    """Create the session row if missing and move its ``updated_at`` (never backwards)."""
+    cur = await conn.execute("SELECT 1 FROM users WHERE id = %s", (user_id,))
+    if await cur.fetchone() is None:
+        raise NotFoundError(f"No user with id {user_id}; create the user first.")
+    await conn.execute(
+        "INSERT INTO sessions (user_id, session_id, created_at, updated_at) "
+        "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, session_id) DO UPDATE SET "
+        "updated_at = greatest(sessions.updated_at, excluded.updated_at)",
+        (user_id, session_id, at, at),
+    )
+
+
+async def get_session(conn: Conn, user_id: UUID, session_id: str) -> SessionRecord | None:
+    cur = await conn.execute(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE user_id = %s AND session_id = %s",
+        (user_id, session_id),
+    )
+    row = await cur.fetchone()
+    return None if row is None else _row_to_session(row)
+
+
+async def list_sessions(conn: Conn, user_id: UUID) -> list[SessionRecord]:
+    cur = await conn.execute(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE user_id = %s "
+        'ORDER BY updated_at DESC, session_id COLLATE "C"',
+        (user_id,),
+    )
+    return [_row_to_session(row) for row in await cur.fetchall()]
+
+
+async def delete_session(conn: Conn, user_id: UUID, session_id: str) -> bool:
+    key = (user_id, session_id)
+    for kind, table in _TABLES.items():
+        await conn.execute(
+            "DELETE FROM session_marks WHERE kind = %s AND entry_id IN "
+            f"(SELECT id FROM {table} WHERE user_id = %s AND session_id = %s)",
+            (kind, *key),
+        )
+    await conn.execute(
+        "DELETE FROM session_qa_datasets WHERE qa_id IN "
+        "(SELECT id FROM session_qa WHERE user_id = %s AND session_id = %s)",
+        key,
+    )
+    for table in _TABLES.values():
+        await conn.execute(f"DELETE FROM {table} WHERE user_id = %s AND session_id = %s", key)
+    cur = await conn.execute("DELETE FROM sessions WHERE user_id = %s AND session_id = %s", key)
+    return cur.rowcount > 0
+
+
+# --- Q&A entries ---------------------------------------------------------------------------------
+
+
+async def add_qa_entry(conn: Conn, entry: QARecord) -> QARecord:
+    cur = await conn.execute("SELECT 1 FROM session_qa WHERE id = %s", (entry.id,))
+    if await cur.fetchone() is not None:
+        raise ConflictError(f"A Q&A entry with id {entry.id} already exists.")
+    await _touch_session(conn, entry.user_id, entry.session_id, entry.created_at)
+    await conn.execute(
+        "INSERT INTO session_qa (id, user_id, session_id, origin, question, context, answer, "
+        "search_type, used_node_ids, used_edge_ids, feedback_score, feedback_text, "
+        "feedback_source, feedback_at, rating_rev, created_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::uuid[], %s::uuid[], %s, %s, %s, %s, %s, %s)",
+        (
+            entry.id,
+            entry.user_id,
+            entry.session_id,
+            entry.origin,
+            entry.question,
+            entry.context,
+            entry.answer,
+            entry.search_type,
+            list(entry.used_node_ids),
+            list(entry.used_edge_ids),
+            entry.feedback_score,
+            entry.feedback_text,
+            entry.feedback_source,
+            entry.feedback_at,
+            entry.rating_rev,
+            entry.created_at,
+        ),
+    )
+    if entry.dataset_ids:
+        await conn.execute(
+            "INSERT INTO session_qa_datasets (qa_id, dataset_id) "
+            "SELECT %s, d FROM unnest(%s::uuid[]) AS d ON CONFLICT DO NOTHING",
+            (entry.id, sorted(set(entry.dataset_ids))),
+        )
+    stored = await _qa_by_id(conn, entry.id)
+    if stored is None:  # cannot happen: inserted just above, in this transaction
+        raise ConflictError(f"The Q&A entry {entry.id} could not be stored.")
+    return stored
+
+
+async def _qa_by_id(conn: Conn, qa_id: UUID) -> QARecord | None:
+    cur = await conn.execute(f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE q.id = %s", (qa_id,))
+    row = await cur.fetchone()
+    return None if row is None else _row_to_qa(row)
+
+
+async def get_qa_entry(
+    conn: Conn, user_id: UUID, session_id: str, qa_id: UUID, *, lock: bool = False
+) -> QARecord | None:
+    cur = await conn.execute(
+        f"SELECT {_QA_COLUMNS} FROM session_qa q "
+        "WHERE q.id = %s AND q.user_id = %s AND q.session_id = %s"
+        + (" FOR UPDATE OF q" if lock else ""),
+        (qa_id, user_id, session_id),
+    )
+    row = await cur.fetchone()
+    return None if row is None else _row_to_qa(row)
+
+
+def _qa_filter(
+    user_id: UUID,
+    session_ids: Sequence[str] | None,
+    dataset_id: UUID | None,
+    unmarked_by: str | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause (over alias ``q``) shared by the Q&A listings."""
+    clauses = ["q.user_id = %s"]
+    params: list[Any] = [user_id]
+    if session_ids is not None:
+        clauses.append("q.session_id = ANY(%s::text[])")
+        params.append(list(session_ids))
+    if dataset_id is not None:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM session_qa_datasets d WHERE d.qa_id = q.id "
+            "AND d.dataset_id = %s)"
+        )
+        params.append(dataset_id)
+    if unmarked_by is not None:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = 'qa' "
+            "AND m.entry_id = q.id AND m.consumer = %s)"
+        )
+        params.append(unmarked_by)
+    return " AND ".join(clauses), params
+
+
+async def list_qa_entries(
+    conn: Conn,
+    user_id: UUID,
+    session_ids: Sequence[str] | None,
+    dataset_id: UUID | None,
+    unmarked_by: str | None,
+    last_n: int | None,
+) -> list[QARecord]:
+    if session_ids is not None and not session_ids:
+        return []
+    where, params = _qa_filter(user_id, session_ids, dataset_id, unmarked_by)
+    if last_n is None:
+        cur = await conn.execute(
+            f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} ORDER BY q.seq", params
+        )
+        return [_row_to_qa(row) for row in await cur.fetchall()]
+    cur = await conn.execute(
+        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} ORDER BY q.seq DESC LIMIT %s",
+        [*params, max(last_n, 0)],
+    )
+    return [_row_to_qa(row) for row in await cur.fetchall()][::-1]
+
+
+async def count_qa_entries(
+    conn: Conn,
+    user_id: UUID,
+    session_ids: Sequence[str] | None,
+    dataset_id: UUID | None,
+    unmarked_by: str | None,
+) -> int:
+    if session_ids is not None and not session_ids:
+        return 0
+    where, params = _qa_filter(user_id, session_ids, dataset_id, unmarked_by)
+    cur = await conn.execute(f"SELECT count(*) FROM session_qa q WHERE {where}", params)
+    row = await cur.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+async def list_pending_ratings(
+    conn: Conn,
+    user_id: UUID,
+    consumer: str,
+    session_ids: Sequence[str] | None,
+    dataset_id: UUID | None,
+) -> list[QARecord]:
+    if session_ids is not None and not session_ids:
+        return []
+    where, params = _qa_filter(user_id, session_ids, dataset_id, None)
+    cur = await conn.execute(
+        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} "
+        "AND q.feedback_score IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_marks m "
+        "WHERE m.kind = 'qa' AND m.entry_id = q.id AND m.consumer = %s "
+        "AND m.rating_rev >= q.rating_rev) ORDER BY q.seq",
+        [*params, consumer],
+    )
+    return [_row_to_qa(row) for row in await cur.fetchall()]
+
+
+async def _require_qa(conn: Conn, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
+    entry = await get_qa_entry(conn, user_id, session_id, qa_id, lock=True)
+    if entry is None:
+        raise NotFoundError(
+            f"No Q&A entry {qa_id} in session {session_id!r} of this user; list the session's "
+            "entries with session.get_session(session_id) to find its qa_id values."
+        )
+    return entry
+
+
+async def set_qa_feedback(
+    conn: Conn,
+    user_id: UUID,
+    session_id: str,
+    qa_id: UUID,
+    score: int | None,
+    text: str | None,
+    source: FeedbackSource,
+) -> QARecord:
+    entry = await _require_qa(conn, user_id, session_id, qa_id)  # row locked until commit
+    if source == "auto" and entry.feedback_source == "explicit":
+        return entry  # an explicit rating wins over an inferred one
+    new_score = entry.feedback_score if score is None else score
+    new_text = entry.feedback_text if text is None else text
+    # The source follows the score; text-only feedback keeps the stored score's source.
+    new_source = source if score is not None else (entry.feedback_source or source)
+    changed_score = new_score != entry.feedback_score
+    if (new_score, new_text, new_source) == (
+        entry.feedback_score,
+        entry.feedback_text,
+        entry.feedback_source,
+    ):
+        return entry
+    await conn.execute(
+        "UPDATE session_qa SET feedback_score = %s, feedback_text = %s, feedback_source = %s, "
+        "feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
+        (new_score, new_text, new_source, utcnow(), int(changed_score), qa_id),
+    )
+    return await _require_qa(conn, user_id, session_id, qa_id)
+
+
+async def clear_qa_feedback(conn: Conn, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
+    entry = await _require_qa(conn, user_id, session_id, qa_id)
+    had_score = entry.feedback_score is not None
+    await conn.execute(
+        "UPDATE session_qa SET feedback_score = NULL, feedback_text = NULL, "
+        "feedback_source = NULL, feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
+        (utcnow(), int(had_score), qa_id),
+    )
+    return await _require_qa(conn, user_id, session_id, qa_id)
+
+
+# --- marks ---------------------------------------------------------------------------------------
+
+
+async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) -> list[EntryMark]:
+    """Record ``consumer``'s marks and return those that were new (see the Store contract).
+
+    Call it inside the transaction of the write that consumes the entries, then apply only what
+    it returns: the mark and the effect commit or roll back together.
+    """
+    for mark in marks:
+        if mark.kind not in _TABLES:
+            raise EngramValidationError(
+                f"unknown session entry kind {mark.kind!r}; use 'qa', 'trace' or 'context'"
+            )
+    stamp = utcnow()
+    applied: set[tuple[str, UUID]] = set()
+    # One lock order for every consumer: (kind, entry id).
+    for mark in sorted(marks, key=lambda m: (m.kind, str(m.entry_id), -m.rating_rev)):
+        if (mark.kind, mark.entry_id) in applied:
+            continue
+        table = _TABLES[mark.kind]
+        cur = await conn.execute(
+            "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
+            f"SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM {table} WHERE id = %s) "
+            "ON CONFLICT (kind, entry_id, consumer) DO UPDATE SET "
+            "rating_rev = excluded.rating_rev, marked_at = excluded.marked_at "
+            "WHERE session_marks.rating_rev < excluded.rating_rev RETURNING 1",
+            (mark.kind, mark.entry_id, consumer, mark.rating_rev, stamp, mark.entry_id),
+        )
+        if await cur.fetchone() is not None:
+            applied.add((mark.kind, mark.entry_id))
+    new: list[EntryMark] = []
+    for mark in marks:  # in the order given, each entry once
+        if (mark.kind, mark.entry_id) in applied:
+            applied.discard((mark.kind, mark.entry_id))
+            new.append(mark)
+    return new
+
+
+def _unmarked_clause(kind: EntryKind, alias: str) -> str:
+    return (
+        f"NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = '{kind}' "
+        f"AND m.entry_id = {alias}.id AND m.consumer = %s)"
+    )
+
+
+# --- traces --------------------------------------------------------------------------------------
+
+
+async def add_trace_entry(conn: Conn, entry: TraceRecord) -> TraceRecord:
+    params_json, value_json = to_json(entry.method_params), to_json(entry.method_return_value)
+    cur = await conn.execute("SELECT 1 FROM session_traces WHERE id = %s", (entry.id,))
+    if await cur.fetchone() is not None:
+        raise ConflictError(f"A trace entry with id {entry.id} already exists.")
+    await _touch_session(conn, entry.user_id, entry.session_id, entry.created_at)
+    cur = await conn.execute(
+        "INSERT INTO session_traces AS t (id, user_id, session_id, origin_function, status, "
+        "memory_query, memory_context, method_params, method_return_value, error_message, "
+        "session_feedback, created_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s) "
+        f"RETURNING {_TRACE_COLUMNS}",
+        (
+            entry.id,
+            entry.user_id,
+            entry.session_id,
+            entry.origin_function,
+            entry.status,
+            entry.memory_query,
+            entry.memory_context,
+            params_json,
+            value_json,
+            entry.error_message,
+            entry.session_feedback,
+            entry.created_at,
+        ),
+    )
+    row = await cur.fetchone()
+    assert row is not None  # RETURNING of a successful insert
+    return _row_to_trace(row)
+
+
+async def list_trace_entries(
+    conn: Conn,
+    user_id: UUID,
+    session_ids: Sequence[str] | None,
+    unmarked_by: str | None,
+    last_n: int | None,
+) -> list[TraceRecord]:
+    if session_ids is not None and not session_ids:
+        return []
+    clauses = ["t.user_id = %s"]
+    params: list[Any] = [user_id]
+    if session_ids is not None:
+        clauses.append("t.session_id = ANY(%s::text[])")
+        params.append(list(session_ids))
+    if unmarked_by is not None:
+        clauses.append(_unmarked_clause("trace", "t"))
+        params.append(unmarked_by)
+    select = f"SELECT {_TRACE_COLUMNS} FROM session_traces t WHERE {' AND '.join(clauses)}"
+    if last_n is None:
+        cur = await conn.execute(select + " ORDER BY t.seq", params)
+        return [_row_to_trace(row) for row in await cur.fetchall()]
+    cur = await conn.execute(select + " ORDER BY t.seq DESC LIMIT %s", [*params, max(last_n, 0)])
+    return [_row_to_trace(row) for row in await cur.fetchall()][::-1]
+
+
+# --- guidance entries ----------------------------------------------------------------------------
+
+
+async def _find_context(conn: Conn, entry: ContextRecord, key: str) -> ContextRecord | None:
+    cur = await conn.execute(
+        f"SELECT {_CONTEXT_COLUMNS} FROM session_context c WHERE c.user_id = %s "
+        "AND c.session_id = %s AND c.context_profile = %s AND c.section = %s "
+        "AND c.normalized_content = %s FOR UPDATE",
+        (entry.user_id, entry.session_id, entry.context_profile, entry.section, key),
+    )
+    row = await cur.fetchone()
+    return None if row is None else _row_to_context(row)
+
+
+async def _merge_context(conn: Conn, found: ContextRecord, entry: ContextRecord) -> ContextRecord:
+    sources = list(dict.fromkeys([*found.source_ids, *entry.source_ids]))
+    cur = await conn.execute(
+        "UPDATE session_context AS c SET source_ids = %s::jsonb, confidence = %s, "
+        f"updated_at = %s WHERE c.id = %s RETURNING {_CONTEXT_COLUMNS}",
+        (to_json(sources), max(found.confidence, entry.confidence), entry.updated_at, found.id),
+    )
+    row = await cur.fetchone()
+    assert row is not None  # the row is locked by this transaction
+    return _row_to_context(row)
+
+
+async def add_context_entry(conn: Conn, entry: ContextRecord) -> tuple[ContextRecord, bool]:
+    key = normalize_content(entry.content)
+    await _touch_session(conn, entry.user_id, entry.session_id, entry.updated_at)
+    found = await _find_context(conn, entry, key)
+    if found is not None:
+        return await _merge_context(conn, found, entry), False
+    cur = await conn.execute("SELECT 1 FROM session_context WHERE id = %s", (entry.id,))
+    if await cur.fetchone() is not None:
+        raise ConflictError(f"A guidance entry with id {entry.id} already exists.")
+    cur = await conn.execute(
+        "INSERT INTO session_context AS c (id, user_id, session_id, context_profile, section, "
+        "content, normalized_content, confidence, source_ids, created_at, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s) "
+        "ON CONFLICT (user_id, session_id, context_profile, section, normalized_content) "
+        f"DO NOTHING RETURNING {_CONTEXT_COLUMNS}",
+        (
+            entry.id,
+            entry.user_id,
+            entry.session_id,
+            entry.context_profile,
+            entry.section,
+            entry.content,
+            key,
+            entry.confidence,
+            to_json(list(dict.fromkeys(entry.source_ids))),
+            entry.created_at,
+            entry.updated_at,
+        ),
+    )
+    row = await cur.fetchone()
+    if row is not None:
+        return _row_to_context(row), True
+    # A concurrent writer stored the same guidance meanwhile: merge into it.
+    found = await _find_context(conn, entry, key)
+    if found is None:  # cannot happen: the conflicting row is committed
+        raise ConflictError("A concurrent guidance entry vanished; try again.")
+    return await _merge_context(conn, found, entry), False
+
+
+async def list_context_entries(
+    conn: Conn,
+    user_id: UUID,
+    session_id: str,
+    context_profile: str | None,
+    unmarked_by: str | None,
+) -> list[ContextRecord]:
+    clauses = ["c.user_id = %s", "c.session_id = %s"]
+    params: list[Any] = [user_id, session_id]
+    if context_profile is not None:
+        clauses.append("c.context_profile = %s")
+        params.append(context_profile)
+    if unmarked_by is not None:
+        clauses.append(_unmarked_clause("context", "c"))
+        params.append(unmarked_by)
+    cur = await conn.execute(
+        f"SELECT {_CONTEXT_COLUMNS} FROM session_context c WHERE {' AND '.join(clauses)} "
+        "ORDER BY c.seq",
+        params,
+    )
+    return [_row_to_context(row) for row in await cur.fetchall()]

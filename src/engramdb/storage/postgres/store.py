@@ -1,0 +1,776 @@
+"""The PostgreSQL + pgvector implementation of :class:`~engramdb.storage.base.Store`.
+
+One database holds records, graph, vectors (pgvector, HNSW) and full text (``tsvector``, GIN),
+so a document is written in one transaction, exactly as in the embedded store. This class is
+thin glue: every public coroutine runs a unit of work from a sibling module inside a transaction
+of :class:`.database.Database` (psycopg 3, async, one connection pool per event loop):
+
+* :mod:`.config` — storage URLs; :mod:`.schema` — numbered migrations;
+* :mod:`.database` — pools, transactions, retries, error translation;
+* :mod:`.records` — users, datasets, data records, runs, cache; :mod:`.rows` — row conversion;
+* :mod:`.documents` — write/delete documents; :mod:`.reads` — graph reads and BM25;
+* :mod:`.vectors` — pgvector encoding, HNSW indexes, filtered ANN search;
+* :mod:`.sessions` — the session store; :mod:`.derived` — improve()'s derived graph data;
+* :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks;
+* :mod:`.access` — administrator flags, API keys and grants (mixed in as ``AccessMethods``).
+
+Nothing happens on construction: the server is contacted on first use, and the database, the
+pgvector extension, the schema and its tables are created only by :meth:`PostgresStore.setup`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from functools import partial
+from typing import Literal
+from uuid import UUID, uuid4
+
+import numpy as np
+import psycopg
+from psycopg import errors, sql
+
+from engramdb.errors import EmbeddingMismatchError, EngramValidationError, StorageError
+from engramdb.models.records import (
+    DataRecord,
+    Dataset,
+    Edge,
+    Node,
+    PipelineRun,
+    RunStatus,
+    User,
+    utcnow,
+)
+from engramdb.models.sessions import (
+    ContextProfile,
+    ContextRecord,
+    EntryMark,
+    FeedbackSource,
+    QARecord,
+    SessionRecord,
+    TraceRecord,
+)
+from engramdb.storage.base import (
+    DeleteReport,
+    DerivedReport,
+    DerivedWrite,
+    DocumentWrite,
+    FeedbackReport,
+    FeedbackUpdate,
+    FloatArray,
+    IntegrityReport,
+    MentionCount,
+    ScoredId,
+    Store,
+    Subgraph,
+)
+from engramdb.storage.postgres import derived, documents, integrity, reads, records, vectors
+from engramdb.storage.postgres import sessions as session_sql
+from engramdb.storage.postgres.access import AccessMethods
+from engramdb.storage.postgres.config import PostgresTarget, parse_url
+from engramdb.storage.postgres.database import (
+    Conn,
+    Database,
+    is_missing_database,
+    translate_error,
+)
+from engramdb.storage.postgres.locks import AdvisoryLocks
+from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
+
+__all__ = ["PostgresStore"]
+
+logger = logging.getLogger(__name__)
+
+#: How long the common words' statistics are reused before they are read again (seconds).
+_WORD_SHARES_TTL_S = 300.0
+#: The pgvector release whose ``hnsw.iterative_scan`` keeps filtered searches' recall.
+_ITERATIVE_SCAN_VERSION = (0, 8, 0)
+
+_PGVECTOR_INSTALL_HINT = (
+    "install pgvector on the server (Debian/Ubuntu: apt-get install postgresql-<major>-pgvector "
+    "where the package exists; on Debian bookworm, scripts/postgres-for-tests.sh install builds "
+    "it from Debian's source package; elsewhere see pgvector's installation notes), then run "
+    "setup() again"
+)
+
+
+class PostgresStore(AccessMethods, Store):
+    """The store in one PostgreSQL database with pgvector, safe to share between processes and
+    hosts. ``url`` is a ``postgresql://`` URL (see :mod:`.config` for engramdb's parameters);
+    ``exact_search_limit`` is how many candidate vectors a search may scan exactly before it
+    uses the HNSW index."""
+
+    def __init__(self, url: str, *, exact_search_limit: int = vectors.EXACT_LIMIT) -> None:
+        self._target: PostgresTarget = parse_url(url)
+        self.url = url
+        self._db = Database(self._target, on_connect=vectors.register_vector_dumper)
+        self._locks = AdvisoryLocks(self._db)
+        self._hostname = socket.gethostname()
+        self._exact_limit = exact_search_limit
+        #: (collection, dim) pairs whose HNSW index is known to exist.
+        self._indexed: set[tuple[str, int]] = set()
+        #: (monotonic time read, word -> share of full-text rows) of the common words.
+        self._shares: tuple[float, dict[str, float]] | None = None
+
+    @property
+    def schema(self) -> str:
+        return self._target.schema
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        conn = await self._connect_creating_database()
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+                await self._ensure_extension(conn)
+                await conn.execute(
+                    sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                        sql.Identifier(self._target.schema)
+                    )
+                )
+                # The schema (and pgvector) may be new: point this transaction at them again.
+                await conn.execute(
+                    "SELECT set_config('search_path', format('%%I, %%s', %s::text, "
+                    "(SELECT format('%%I', n.nspname) FROM pg_extension e JOIN pg_namespace n "
+                    "ON n.oid = e.extnamespace WHERE e.extname = 'vector')), true)",
+                    (self._target.schema,),
+                )
+                applied = await apply_migrations(conn)
+        except psycopg.Error as exc:
+            raise translate_error(exc, self._target) from exc
+        finally:
+            await conn.close()
+        if applied:
+            logger.info("applied migrations %s to %s", applied, self._target.display)
+        self._db.mark_verified()
+
+    async def _connect_creating_database(self) -> Conn:
+        try:
+            return await self._db.connect(autocommit=True)
+        except StorageError as exc:
+            if exc.__cause__ is None or not is_missing_database(exc.__cause__):
+                raise
+        dbname = self._target.dbname
+        if dbname is None:
+            raise StorageError(
+                f"The database of {self._target.display} does not exist; name it in the URL "
+                "(postgresql://.../dbname) or create it (CREATE DATABASE)."
+            )
+        admin = await self._db.connect(autocommit=True, dbname="postgres")
+        try:
+            await admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+        except errors.DuplicateDatabase:
+            pass  # created meanwhile by a concurrent setup
+        except errors.InsufficientPrivilege as exc:
+            raise StorageError(
+                f"Database {dbname!r} does not exist and the role of {self._target.display} "
+                f"may not create it; create it as an administrator (CREATE DATABASE {dbname}) "
+                "or grant CREATEDB."
+            ) from exc
+        except psycopg.Error as exc:
+            raise translate_error(exc, self._target) from exc
+        finally:
+            await admin.close()
+        return await self._db.connect(autocommit=True)
+
+    async def _ensure_extension(self, conn: Conn) -> None:
+        cur = await conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = await cur.fetchone()
+        if row is None:
+            cur = await conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+            if await cur.fetchone() is None:
+                raise StorageError(
+                    f"The PostgreSQL server of {self._target.display} does not have the pgvector "
+                    f"extension; {_PGVECTOR_INSTALL_HINT}."
+                )
+            try:
+                await conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
+            except errors.InsufficientPrivilege as exc:
+                raise StorageError(
+                    "The pgvector extension is installed on the server but not enabled in this "
+                    f"database, and the role of {self._target.display} may not enable it; ask a "
+                    "superuser to run CREATE EXTENSION vector; in this database, then run "
+                    "setup() again."
+                ) from exc
+            cur = await conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = await cur.fetchone()
+        version = _version_tuple(str(row[0]) if row is not None else "0")
+        if version < _ITERATIVE_SCAN_VERSION:
+            logger.warning(
+                "pgvector %s is older than 0.8.0: filtered vector searches cannot use iterative "
+                "index scans and fall back to exact scans more often; upgrade pgvector",
+                row[0] if row is not None else "?",
+            )
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def exists(self) -> bool:
+        try:
+            conn = await self._db.connect(autocommit=True)
+        except StorageError:
+            return False  # unreachable, or the database does not exist: not created
+        try:
+            if await applied_version(conn, self._target.schema) is None:
+                return False
+            cur = await conn.execute(
+                sql.SQL("SELECT 1 FROM {} WHERE is_default").format(
+                    sql.Identifier(self._target.schema, "users")
+                )
+            )
+            return await cur.fetchone() is not None
+        except psycopg.Error:
+            return False
+        finally:
+            await conn.close()
+
+    # --- users -----------------------------------------------------------------------------------
+
+    async def get_or_create_default_user(self) -> User:
+        existing = await self.get_default_user()
+        if existing is not None:
+            return existing
+        return await self._db.write(records.ensure_default_user)
+
+    async def get_default_user(self) -> User | None:
+        return await self._db.read(records.default_user)
+
+    async def create_user(self, email: str) -> User:
+        return await self._db.write(partial(records.create_user, email=email))
+
+    async def get_user(self, user_id: UUID) -> User | None:
+        return await self._db.read(partial(records.user_by_id, user_id=user_id))
+
+    # --- datasets --------------------------------------------------------------------------------
+
+    async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
+        existing = await self.find_dataset(owner_id, name)
+        if existing is not None:
+            return existing
+        return await self._db.write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
+
+    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
+        return await self._db.read(partial(records.dataset_by_id, dataset_id=dataset_id))
+
+    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
+        return await self._db.read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
+
+    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
+        return await self._db.read(partial(records.list_datasets, owner_id=owner_id))
+
+    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
+        return await self._db.write(
+            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
+        )
+
+    async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
+        return await self._db.write(partial(documents.delete_dataset, dataset_id=dataset_id))
+
+    async def delete_everything(self) -> None:
+        await self._db.write(documents.delete_everything)
+
+    # --- data ------------------------------------------------------------------------------------
+
+    async def get_data(self, data_id: UUID) -> DataRecord | None:
+        return await self._db.read(partial(records.data_by_id, data_id=data_id))
+
+    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
+        return await self._db.read(
+            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
+        )
+
+    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
+        return await self._db.read(partial(records.list_data, dataset_id=dataset_id))
+
+    async def write_document(self, doc: DocumentWrite) -> bool:
+        prepared = documents.prepare(doc)
+        await self._ensure_vector_indexes(prepared.vector_shapes)
+        return await self._db.write(partial(documents.write_document, doc=prepared))
+
+    async def _ensure_vector_indexes(self, shapes: set[tuple[str, int]]) -> None:
+        pending = shapes - self._indexed
+        if not pending:
+            return
+        schema = self._target.schema
+
+        async def work(conn: Conn) -> None:
+            missing = await vectors.missing_indexes(conn, schema, pending)
+            if missing:
+                await vectors.ensure_indexes(conn, missing)
+
+        await self._db.write(work)
+        self._indexed |= pending
+
+    async def delete_data(self, data_id: UUID) -> DeleteReport:
+        return await self._db.write(partial(documents.delete_data, data_id=data_id))
+
+    # --- pipeline runs ---------------------------------------------------------------------------
+
+    async def start_run(
+        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
+    ) -> PipelineRun:
+        run = PipelineRun(
+            id=uuid4(),
+            dataset_id=dataset_id,
+            pipeline=pipeline,
+            status=RunStatus.STARTED,
+            graph_writing=graph_writing,
+            pid=os.getpid(),
+            hostname=self._hostname,
+            started_at=utcnow(),
+        )
+        await self._db.write(partial(records.record_run, run=run))
+        return run
+
+    async def finish_run(
+        self,
+        run_id: UUID,
+        status: RunStatus,
+        *,
+        error_class: str | None = None,
+        error_message: str | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> None:
+        """Unknown run ids are ignored (the dataset may have been deleted meanwhile)."""
+        if RunStatus(status) is RunStatus.STARTED:
+            raise EngramValidationError("finish_run needs status 'completed' or 'errored'.")
+        encoded = to_json(counts or {})
+        await self._db.write(
+            partial(
+                records.finish_run,
+                run_id=run_id,
+                status=RunStatus(status),
+                error_class=error_class,
+                error_message=error_message,
+                counts=encoded,
+            )
+        )
+
+    async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
+        if not dataset_ids:
+            return []
+        return await self._db.read(partial(records.list_runs, dataset_ids=dataset_ids))
+
+    async def reap_dead_runs(self) -> int:
+        return await self._db.write(partial(records.reap_dead_runs, hostname=self._hostname))
+
+    # --- reads -----------------------------------------------------------------------------------
+
+    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
+        if not node_ids:
+            return []
+        return await self._db.read(
+            partial(reads.get_nodes, node_ids=node_ids, provenance=provenance)
+        )
+
+    async def list_nodes(
+        self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
+    ) -> list[Node]:
+        if not dataset_ids or limit <= 0:
+            return []
+        return await self._db.read(
+            partial(reads.list_nodes, dataset_ids=dataset_ids, type_=type, limit=limit)
+        )
+
+    async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int:
+        if not dataset_ids:
+            return 0
+        return await self._db.read(partial(reads.count_nodes, dataset_ids=dataset_ids, type_=type))
+
+    async def list_edges(self, dataset_ids: Sequence[UUID], *, limit: int = 5000) -> list[Edge]:
+        if not dataset_ids or limit <= 0:
+            return []
+        return await self._db.read(partial(reads.list_edges, dataset_ids=dataset_ids, limit=limit))
+
+    async def neighbourhood(
+        self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
+    ) -> Subgraph:
+        if not node_ids or limit <= 0:
+            return Subgraph(nodes=[], edges=[])
+        return await self._db.read(
+            partial(reads.neighbourhood, node_ids=node_ids, depth=depth, limit=limit),
+            snapshot=True,
+        )
+
+    async def incident_edges(
+        self,
+        node_ids: Sequence[UUID],
+        *,
+        direction: Literal["out", "in"],
+        relations: Sequence[str] | None = None,
+        exclude_relations: Sequence[str] = (),
+        limit_per_node: int = 50,
+        provenance: bool = True,
+    ) -> list[Edge]:
+        if not node_ids or limit_per_node <= 0 or (relations is not None and not relations):
+            return []
+        return await self._db.read(
+            partial(
+                reads.incident_edges,
+                node_ids=node_ids,
+                direction=direction,
+                relations=relations,
+                exclude_relations=exclude_relations,
+                limit_per_node=limit_per_node,
+                provenance=provenance,
+            )
+        )
+
+    async def edges_between(
+        self,
+        pairs: Sequence[tuple[UUID, UUID]],
+        *,
+        exclude_relations: Sequence[str] = (),
+        provenance: bool = True,
+    ) -> list[Edge]:
+        if not pairs:
+            return []
+        return await self._db.read(
+            partial(
+                reads.edges_between,
+                pairs=pairs,
+                exclude_relations=exclude_relations,
+                provenance=provenance,
+            )
+        )
+
+    async def vector_search(
+        self,
+        collection: str,
+        query: FloatArray,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        """Exact below ``exact_search_limit`` candidates, HNSW with iterative scan above (see
+        :mod:`.vectors`); distances are cosine distances, nearest first."""
+        if not dataset_ids or top_k <= 0:
+            return []
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        if vector.shape[0] == 0 or not np.all(np.isfinite(vector)):
+            raise EngramValidationError("The query vector must be non-empty and finite.")
+        datasets = list(dict.fromkeys(dataset_ids))
+        has_index = await self._has_index(collection, int(vector.shape[0]))
+
+        async def work(conn: Conn) -> list[tuple[UUID, float]]:
+            return await vectors.search(
+                conn,
+                collection,
+                vector,
+                datasets,
+                top_k,
+                exact_limit=self._exact_limit,
+                has_index=has_index,
+            )
+
+        try:
+            hits = await self._db.read(work)
+        except EmbeddingMismatchError as exc:
+            raise EmbeddingMismatchError(
+                f"Cannot search collection {collection!r} with a {vector.shape[0]}-dimensional "
+                f"query: {exc} The query was embedded with a different model than the dataset."
+            ) from exc
+        return [ScoredId(node_id=node_id, score=distance) for node_id, distance in hits]
+
+    async def _has_index(self, collection: str, dim: int) -> bool:
+        if (collection, dim) in self._indexed:
+            return True
+        schema = self._target.schema
+
+        async def work(conn: Conn) -> bool:
+            return not await vectors.missing_indexes(conn, schema, [(collection, dim)])
+
+        if await self._db.read(work):
+            self._indexed.add((collection, dim))
+            return True
+        return False
+
+    async def lexical_search(
+        self,
+        collection: str,
+        query: str,
+        dataset_ids: Sequence[UUID],
+        top_k: int,
+    ) -> list[ScoredId]:
+        if not dataset_ids or top_k <= 0:
+            return []
+        common = await self._word_shares()
+        return await self._db.read(
+            partial(
+                reads.lexical_search,
+                collection=collection,
+                query=query,
+                dataset_ids=dataset_ids,
+                top_k=top_k,
+                common=common,
+            )
+        )
+
+    async def _word_shares(self) -> dict[str, float]:
+        """The common words' shares from the column statistics, re-read every few minutes."""
+        now = time.monotonic()
+        if self._shares is None or now - self._shares[0] > _WORD_SHARES_TTL_S:
+            shares = await self._db.read(partial(reads.word_shares, schema=self._target.schema))
+            self._shares = (now, shares)
+        return self._shares[1]
+
+    # --- locks -----------------------------------------------------------------------------------
+
+    def lock(self, name: str, *, timeout: float | None = None) -> AbstractAsyncContextManager[None]:
+        """See :class:`.locks.AdvisoryLocks`; ``timeout=None`` waits up to 600 s."""
+        return self._locks.hold(name, timeout)
+
+    # --- cache and diagnostics -------------------------------------------------------------------
+
+    async def cache_get(self, namespace: str, key: str) -> str | None:
+        return await self._db.read(partial(records.cache_get, namespace=namespace, key=key))
+
+    async def cache_put(
+        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
+    ) -> None:
+        await self._db.write(
+            partial(records.cache_put, namespace=namespace, key=key, value=value, data_id=data_id)
+        )
+
+    async def check_integrity(self) -> IntegrityReport:
+        violations = await self._db.read(integrity.check_integrity, snapshot=True)
+        return IntegrityReport(violations=violations)
+
+    # --- sessions (see :mod:`.sessions`) ----------------------------------------------------------
+
+    async def add_qa_entry(self, entry: QARecord) -> QARecord:
+        return await self._db.write(partial(session_sql.add_qa_entry, entry=entry))
+
+    async def get_qa_entry(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord | None:
+        return await self._db.read(
+            partial(session_sql.get_qa_entry, user_id=user_id, session_id=session_id, qa_id=qa_id)
+        )
+
+    async def list_qa_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+        unmarked_by: str | None = None,
+        last_n: int | None = None,
+    ) -> list[QARecord]:
+        return await self._db.read(
+            partial(
+                session_sql.list_qa_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+                unmarked_by=unmarked_by,
+                last_n=last_n,
+            )
+        )
+
+    async def count_qa_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+        unmarked_by: str | None = None,
+    ) -> int:
+        return await self._db.read(
+            partial(
+                session_sql.count_qa_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+                unmarked_by=unmarked_by,
+            )
+        )
+
+    async def set_qa_feedback(
+        self,
+        user_id: UUID,
+        session_id: str,
+        qa_id: UUID,
+        *,
+        score: int | None,
+        text: str | None,
+        source: FeedbackSource,
+    ) -> QARecord:
+        return await self._db.write(
+            partial(
+                session_sql.set_qa_feedback,
+                user_id=user_id,
+                session_id=session_id,
+                qa_id=qa_id,
+                score=score,
+                text=text,
+                source=source,
+            )
+        )
+
+    async def clear_qa_feedback(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
+        return await self._db.write(
+            partial(
+                session_sql.clear_qa_feedback, user_id=user_id, session_id=session_id, qa_id=qa_id
+            )
+        )
+
+    async def list_pending_ratings(
+        self,
+        user_id: UUID,
+        consumer: str,
+        *,
+        session_ids: Sequence[str] | None = None,
+        dataset_id: UUID | None = None,
+    ) -> list[QARecord]:
+        return await self._db.read(
+            partial(
+                session_sql.list_pending_ratings,
+                user_id=user_id,
+                consumer=consumer,
+                session_ids=session_ids,
+                dataset_id=dataset_id,
+            )
+        )
+
+    async def mark_session_entries(
+        self, consumer: str, marks: Sequence[EntryMark]
+    ) -> list[EntryMark]:
+        if not marks:
+            return []
+        return await self._db.write(
+            partial(session_sql.mark_entries, consumer=consumer, marks=list(marks))
+        )
+
+    async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
+        return await self._db.write(partial(session_sql.add_trace_entry, entry=entry))
+
+    async def list_trace_entries(
+        self,
+        user_id: UUID,
+        *,
+        session_ids: Sequence[str] | None = None,
+        unmarked_by: str | None = None,
+        last_n: int | None = None,
+    ) -> list[TraceRecord]:
+        return await self._db.read(
+            partial(
+                session_sql.list_trace_entries,
+                user_id=user_id,
+                session_ids=session_ids,
+                unmarked_by=unmarked_by,
+                last_n=last_n,
+            )
+        )
+
+    async def add_context_entry(self, entry: ContextRecord) -> tuple[ContextRecord, bool]:
+        return await self._db.write(partial(session_sql.add_context_entry, entry=entry))
+
+    async def list_context_entries(
+        self,
+        user_id: UUID,
+        session_id: str,
+        *,
+        context_profile: ContextProfile | None = None,
+        unmarked_by: str | None = None,
+    ) -> list[ContextRecord]:
+        return await self._db.read(
+            partial(
+                session_sql.list_context_entries,
+                user_id=user_id,
+                session_id=session_id,
+                context_profile=context_profile,
+                unmarked_by=unmarked_by,
+            )
+        )
+
+    async def get_session(self, user_id: UUID, session_id: str) -> SessionRecord | None:
+        return await self._db.read(
+            partial(session_sql.get_session, user_id=user_id, session_id=session_id)
+        )
+
+    async def list_sessions(self, user_id: UUID) -> list[SessionRecord]:
+        return await self._db.read(partial(session_sql.list_sessions, user_id=user_id))
+
+    async def delete_session(self, user_id: UUID, session_id: str) -> bool:
+        return await self._db.write(
+            partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
+        )
+
+    # --- derived graph data (see :mod:`.derived`) -------------------------------------------------
+
+    async def write_derived(self, write: DerivedWrite) -> DerivedReport:
+        return await self._db.write(partial(derived.write_derived, write=write))
+
+    async def list_derived(
+        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
+    ) -> Subgraph:
+        return await self._db.read(
+            partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type),
+            snapshot=True,
+        )
+
+    async def apply_feedback_weights(
+        self,
+        dataset_id: UUID,
+        consumer: str,
+        updates: Sequence[FeedbackUpdate],
+        *,
+        alpha: float,
+    ) -> FeedbackReport:
+        if not updates:
+            return FeedbackReport()
+        return await self._db.write(
+            partial(
+                derived.apply_feedback_weights,
+                dataset_id=dataset_id,
+                consumer=consumer,
+                updates=list(updates),
+                alpha=alpha,
+            )
+        )
+
+    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
+        return await self._db.read(partial(derived.get_state, dataset_id=dataset_id, key=key))
+
+    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
+        await self._db.write(
+            partial(derived.set_state, dataset_id=dataset_id, key=key, value=value)
+        )
+
+    async def graph_fingerprint(self, dataset_id: UUID) -> str:
+        return await self._db.read(
+            partial(derived.graph_fingerprint, dataset_id=dataset_id), snapshot=True
+        )
+
+    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
+        return await self._db.read(partial(derived.entity_mentions, dataset_id=dataset_id))
+
+    async def fact_edges(
+        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+    ) -> list[Edge]:
+        return await self._db.read(
+            partial(
+                derived.fact_edges,
+                dataset_id=dataset_id,
+                exclude_relations=list(exclude_relations),
+            )
+        )
+
+    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
+        if not node_ids:
+            return []
+        return await self._db.read(
+            partial(derived.edges_among, dataset_id=dataset_id, node_ids=node_ids)
+        )
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)

@@ -1,0 +1,64 @@
+"""``engramdb serve`` and ``engramdb mcp`` from the command line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from engramdb.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_commands_have_help(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.output
+    assert "--port" in result.output
+
+
+def test_mcp_refuses_an_unknown_transport() -> None:
+    result = runner.invoke(app, ["mcp", "--transport", "carrier-pigeon"])
+    assert result.exit_code == 2
+
+
+def test_serve_answers_health_and_requires_keys(isolated_config: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from engramdb.cli import main; main()",
+            "serve",
+            "--port",
+            str(port),
+        ],
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                health = httpx.get(f"{url}/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "engramdb serve did not start"
+                time.sleep(0.05)
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        assert httpx.get(f"{url}/api/v1/datasets").status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
