@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from engramdb.improvement import bridging, conflicts, global_index, learning
+from engramdb.improvement import bridging, conflicts, global_index, learning, truth
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.settings import IMPROVE_STAGES
 
@@ -52,7 +52,7 @@ def _truth_subspace(ctx: ImproveContext) -> str | None:
         return "no_session_ids"
     if not ctx.options.build_truth_subspace:
         return "opt_in_disabled"
-    return "not_implemented"
+    return None
 
 
 def _review_conflicts(ctx: ImproveContext) -> str | None:
@@ -86,7 +86,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("extract_agent_context", _agent_context, learning.extract_agent_context),
     Stage("distill_sessions", _needs_sessions, learning.distill_sessions),
     Stage("update_user_preferences", _preferences, _update_preferences),
-    Stage("build_truth_subspace", _truth_subspace),
+    Stage("build_truth_subspace", _truth_subspace, truth.build_truth_subspace),
     Stage("review_conflicts", _review_conflicts, conflicts.review_conflicts),
     Stage("global_context_index", _global_index, global_index.build_global_context_index),
 )

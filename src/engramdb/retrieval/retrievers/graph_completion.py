@@ -34,6 +34,7 @@ from uuid import UUID
 from pydantic import BaseModel, Field
 
 from engramdb.errors import EngramValidationError
+from engramdb.improvement.truth import anchor_block
 from engramdb.models.records import Node, NodeType, stable_id
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
@@ -172,7 +173,7 @@ class GraphCompletionRetriever(Retriever):
                 passages = await _summaries(search, view, ordered)
             else:
                 passages = ranked_passages(view, ordered, opts)
-        return graph_context(
+        built = graph_context(
             triplets,
             passages,
             sources=sources,
@@ -183,6 +184,16 @@ class GraphCompletionRetriever(Retriever):
             verbose=opts.verbose,
             preamble=preamble,
         )
+        if self.descriptions and built.text:
+            # what a conversation established about the facts' entities (improve's
+            # build_truth_subspace); fail-open, "" when they have no anchors
+            entities = [
+                n for t in triplets for n in (t.source, t.target) if n.type == NodeType.ENTITY
+            ]
+            block = await anchor_block(search.ctx.store, entities)
+            if block:
+                built = replace(built, text=f"{built.text}\n\n{block}")
+        return built
 
 
 class TripletCompletionRetriever(GraphCompletionRetriever):

@@ -7,11 +7,12 @@ Why this shape (measured on LoCoMo dev with ``bench/locomo_hybrid.py``):
   on different scales (cosine distance vs. unbounded BM25), so they are fused with weighted
   reciprocal-rank fusion (RRF), which needs no calibration and degrades gracefully when one
   lane returns nothing (a dataset without vectors, a query without indexable words).
-* **An entity/fact lane.** Vector hits on entity names and on chunk summaries are projected
-  onto the chunks that contain / are summarised by them and join the fusion as two more lanes;
-  the relations of the hit entities become ``Subject —relation→ Object`` fact lines. An entity
-  mentioned by many chunks (a conversation's speakers) says nothing about *which* chunk is
-  relevant, so only specific entities are projected.
+* **An entity/fact lane.** Vector hits on entity names are projected onto the chunks that
+  contain them and join the fusion as one more lane; the relations of the hit entities become
+  ``Subject —relation→ Object`` fact lines. An entity mentioned by many chunks (a
+  conversation's speakers) says nothing about *which* chunk is relevant, so only specific
+  entities are projected. A summary lane (hits on chunk summaries, projected onto the chunks
+  they summarise) exists but is off by default (``summary_k=0``, see :class:`HybridConfig`).
 * **Passages, not chunks.** A 256-token chunk holds several paragraphs (in a chat transcript,
   several turns) and usually only one of them answers the question. The best fused chunks are
   split into paragraphs (long paragraphs into sentence groups) and every passage is scored
@@ -33,7 +34,7 @@ kept out of the BM25 query 0.83 / 0.93. RRF k=60 instead of 10 cost 4 / 3 points
 lane adds 0.6 / 0.4; dense scoring of each passage would add 2 / 1 more but needs the passages
 embedded, which at query time costs far more than the latency budget (see the bench notes).
 
-Per-query work is bounded whatever the store size: one query embedding, four searches with a
+Per-query work is bounded whatever the store size: one query embedding, three searches with a
 fixed ``top_k``, three ``incident_edges`` reads for all entity hits together (capped per
 entity, so a hub named in every chunk costs what a rare name does) and one node read for their
 facts' endpoints, one node read for at most ``expand_chunks`` chunks; passage scoring touches
@@ -68,7 +69,7 @@ from engramdb.retrieval.passages import (
     stem,
     terms,
 )
-from engramdb.storage.base import ScoredId
+from engramdb.storage.base import FloatArray, ScoredId, Store
 
 __all__ = [
     "DEFAULT_HYBRID_CONFIG",
@@ -107,9 +108,12 @@ class HybridConfig:
     #: Chunks asked of the dense and of the BM25 lane.
     dense_k: int = 40
     lexical_k: int = 40
-    #: Entity and summary vector hits asked of the entity lane.
+    #: Entity and summary vector hits asked of the entity lane. The summary lane is off by
+    #: default: on LoCoMo dev it moved recall by noise only (12 hits: 0.855 / 0.945 @250 / @750,
+    #: none: 0.858 / 0.940) while its search is a third of the query's vector work, the
+    #: difference between 54 and ~45 ms p50 at 100k chunks.
     entity_k: int = 12
-    summary_k: int = 12
+    summary_k: int = 0
     #: Reciprocal-rank-fusion constant: lower trusts the top ranks of each lane more.
     rrf_k: float = 10.0
     dense_weight: float = 1.0
@@ -218,7 +222,7 @@ async def gather_candidates(
             ids = [d.id for d in searchable]
             dense, summaries, entities = await asyncio.gather(
                 store.vector_search(CHUNK_COLLECTION, vector, ids, config.dense_k),
-                store.vector_search(SUMMARY_COLLECTION, vector, ids, config.summary_k),
+                _maybe_search(store, SUMMARY_COLLECTION, vector, ids, config.summary_k),
                 store.vector_search(ENTITY_COLLECTION, vector, ids, config.entity_k),
             )
     finally:
@@ -246,6 +250,13 @@ async def gather_candidates(
         if node_id in nodes and nodes[node_id].type == NodeType.CHUNK
     ]
     return CandidatePool(chunks=chunks, facts=facts)
+
+
+async def _maybe_search(
+    store: Store, collection: str, vector: FloatArray, ids: list[UUID], k: int
+) -> list[ScoredId]:
+    """``store.vector_search``, skipped outright when no hit is wanted (``k`` <= 0)."""
+    return await store.vector_search(collection, vector, ids, k) if k > 0 else []
 
 
 def lexical_query(query: str) -> str:

@@ -1,0 +1,243 @@
+"""The ``build_truth_subspace`` stage: anchor what a conversation established to the graph.
+
+Opt-in (``improve(session_ids=..., build_truth_subspace=True)``), offline, best-effort. The
+simplest useful version (see docs/improve.md):
+
+* Its input is the guidance ``distill_sessions`` wrote into the dataset — this run or before —
+  as ``session learnings`` documents: each distilled, accepted entry (confidence >= 0.5, the
+  personal ``preferences`` section excepted) whose statement appears in one of its session's
+  learnings documents. An entry distill has not processed yet waits for it; one that no
+  learnings document holds (left uncurated by ``IMPROVE_DISTILL_MAX_BATCHES_PER_RUN``, or its
+  document forgotten) is consumed without an anchor.
+* Each statement becomes one ``TruthAnchor`` node (text = the statement; properties
+  ``session_id``, ``section``, ``data_id`` of the learnings document, ``entry_id``), derived
+  data of owner ``truth_subspace`` anchored to that document (forgetting the document or the
+  dataset deletes it), with an ``anchors`` edge to every ``Entity`` of the dataset whose name
+  the statement contains (case-insensitive, whole words).
+* Entries are consumed once per dataset through consumer marks spent in the same transaction as
+  the anchors, so a re-run changes nothing (``already_completed`` / ``no_new_entries``).
+
+Anchors are marked ``internal`` (never a search hit or a fact of a triplet); graph completion
+shows them as an ``Established in conversation:`` block for the entities its facts name
+(:func:`anchor_block`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from uuid import UUID
+
+from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
+from engramdb.improvement.learning import ACCEPTED_CONFIDENCE, PERSONAL_SECTIONS
+from engramdb.models.records import DataRecord, Edge, Node, NodeType, stable_id
+from engramdb.models.sessions import ContextRecord, EntryMark
+from engramdb.storage.base import DerivedWrite, Store
+
+__all__ = [
+    "ANCHORS",
+    "ANCHOR_TYPE",
+    "OWNER",
+    "STATE_KEY",
+    "anchor_block",
+    "build_truth_subspace",
+    "names_in",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Derived-data owner of every anchor and ``anchors`` edge.
+OWNER = "truth_subspace"
+ANCHOR_TYPE = "TruthAnchor"
+ANCHORS = "anchors"
+#: Entities of the dataset a build matches statements against (bounded read).
+MAX_ENTITIES = 20_000
+#: The retrieval block: at most this many statements, from at most this many entities, reading
+#: at most this many anchors per entity.
+BLOCK_STATEMENTS = 5
+BLOCK_ENTITIES = 20
+ANCHORS_PER_ENTITY = 3
+BLOCK_HEADING = "Established in conversation:"
+#: Improve-state key set once a build wrote anchors in the dataset: retrieval reads no graph
+#: for a dataset without it.
+STATE_KEY = "truth_subspace.anchored"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def names_in(statement: str, entities: Sequence[Node]) -> list[Node]:
+    """The entities whose name the statement contains as whole words, ignoring case."""
+    low = _norm(statement)
+    found = []
+    for entity in entities:
+        name = _norm(entity.name)
+        if not name or name not in low:
+            continue
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", low):
+            found.append(entity)
+    return found
+
+
+async def _learnings_texts(store: Store, docs: Sequence[DataRecord]) -> dict[UUID, str]:
+    """Each learnings document's text, normalised, read back from its chunks (ids derive from
+    the data id and chunk index, see ``graph_builder``)."""
+    texts: dict[UUID, str] = {}
+    for doc in docs:
+        ids = [stable_id("chunk", doc.id, i) for i in range(doc.chunk_count)]
+        chunks = await store.get_nodes(ids, provenance=False) if ids else []
+        # each chunk alone, and all of them together (a statement across a chunk boundary)
+        parts = [c.text for c in chunks]
+        texts[doc.id] = "\n".join([*(_norm(p) for p in parts), _norm(" ".join(parts))])
+    return texts
+
+
+def _distilled(
+    entries: Sequence[ContextRecord], pending_for_distill: set[UUID]
+) -> list[ContextRecord]:
+    """Entries distill_sessions already processed (so they are in a learnings document or were
+    left out of one for good)."""
+    return [e for e in entries if e.id not in pending_for_distill]
+
+
+async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
+    store, dataset = ctx.store, ctx.dataset
+    consumer = consumer_name("build_truth_subspace", dataset)
+    distill_consumer = consumer_name("distill_sessions", dataset)
+    work: list[tuple[str, list[ContextRecord]]] = []
+    for sid in ctx.session_ids:
+        fresh = await store.list_context_entries(ctx.user.id, sid, unmarked_by=consumer)
+        if not fresh:
+            continue
+        pending = await store.list_context_entries(ctx.user.id, sid, unmarked_by=distill_consumer)
+        done = _distilled(fresh, {e.id for e in pending})
+        if done:
+            work.append((sid, done))
+    if not work:
+        return StageOutcome("already_completed", "no_new_entries")
+
+    data = await store.list_data(dataset.id)
+    entities: list[Node] | None = None
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    anchors: dict[UUID, UUID] = {}
+    marks: list[EntryMark] = []
+    for sid, done in work:
+        marks += [EntryMark("context", e.id) for e in done]
+        accepted = [
+            e
+            for e in done
+            if e.confidence >= ACCEPTED_CONFIDENCE and e.section not in PERSONAL_SECTIONS
+        ]
+        if not accepted:
+            continue
+        docs = sorted(
+            (
+                d
+                for d in data
+                if d.name == f"session {sid} learnings" and "session_learnings" in d.node_set
+            ),
+            key=lambda d: (d.created_at, str(d.id)),
+        )
+        texts = await _learnings_texts(store, docs) if docs else {}
+        for entry in accepted:
+            statement = " ".join(entry.content.split())
+            source = next((d for d in docs if f"- {_norm(statement)}" in texts[d.id]), None)
+            if source is None or not statement:
+                continue  # never written into the dataset: nothing to anchor
+            if entities is None:
+                entities = await store.list_nodes(
+                    [dataset.id], type=NodeType.ENTITY, limit=MAX_ENTITIES
+                )
+            anchor_id = stable_id(ANCHOR_TYPE, dataset.id, entry.id)
+            nodes.append(
+                Node(
+                    id=anchor_id,
+                    dataset_id=dataset.id,
+                    type=ANCHOR_TYPE,
+                    name=statement[:120],
+                    text=statement,
+                    properties={
+                        "internal": True,
+                        "session_id": sid,
+                        "section": entry.section,
+                        "context_profile": entry.context_profile,
+                        "data_id": str(source.id),
+                        "entry_id": str(entry.id),
+                    },
+                )
+            )
+            anchors[anchor_id] = source.id
+            edges += [
+                Edge(
+                    id=stable_id(ANCHORS, anchor_id, entity.id),
+                    dataset_id=dataset.id,
+                    source_id=anchor_id,
+                    target_id=entity.id,
+                    relation=ANCHORS,
+                )
+                for entity in names_in(statement, entities)
+            ]
+    report = await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset.id,
+            owner=OWNER,
+            nodes=nodes,
+            edges=edges,
+            anchors=anchors,
+            state={STATE_KEY: "1"} if nodes else {},
+            marks={consumer: marks},
+        )
+    )
+    return StageOutcome(
+        counts={
+            "entries": len(marks),
+            "anchors": report.nodes_written,
+            "entities_linked": report.edges_written,
+        }
+    )
+
+
+async def anchor_block(store: Store, entities: Sequence[Node]) -> str:
+    """The ``Established in conversation:`` block of the anchors of these entities (in their
+    order; at most :data:`BLOCK_STATEMENTS` statements, each once), or "" when they have none.
+
+    A dataset no build ever anchored anything in costs one improve-state lookup and nothing
+    else; otherwise two bounded reads: the entities' incoming ``anchors`` edges (at most
+    :data:`ANCHORS_PER_ENTITY` each, of :data:`BLOCK_ENTITIES` entities), then the anchors.
+    Fails open: any error gives ""."""
+    chosen = list({n.id: n for n in entities}.values())[:BLOCK_ENTITIES]
+    if not chosen:
+        return ""
+    try:
+        anchored = {
+            d
+            for d in dict.fromkeys(n.dataset_id for n in chosen)
+            if await store.get_improve_state(d, STATE_KEY)
+        }
+        wanted = [n.id for n in chosen if n.dataset_id in anchored]
+        if not wanted:
+            return ""
+        edges = await store.incident_edges(
+            wanted,
+            direction="in",
+            relations=[ANCHORS],
+            limit_per_node=ANCHORS_PER_ENTITY,
+            provenance=False,
+        )
+        if not edges:
+            return ""
+        anchor_ids = list(dict.fromkeys(e.source_id for e in edges))
+        found = await store.get_nodes(anchor_ids, provenance=False)
+    except Exception as exc:  # fail open: the context is complete without the block
+        logger.warning("reading truth anchors failed: %s", exc)
+        return ""
+    statements: dict[str, str] = {}
+    for node in found:
+        text = " ".join(node.text.split())
+        if node.type == ANCHOR_TYPE and text:
+            statements.setdefault(text.casefold(), text)
+    lines = [f"- {s}" for s in list(statements.values())[:BLOCK_STATEMENTS]]
+    return f"{BLOCK_HEADING}\n" + "\n".join(lines) if lines else ""
