@@ -49,12 +49,13 @@ def fuzz_target(live_server: LiveServer) -> tuple[LiveServer, Account]:
 def test_api_fuzz(case: schemathesis.Case, fuzz_target: tuple[LiveServer, Account]) -> None:
     server, account = fuzz_target
     response = case.call(base_url=server.url, headers=account.headers, timeout=30)
-    case.validate_response(
-        response,
-        checks=[
-            checks.not_a_server_error,
-            checks.status_code_conformance,
-            checks.content_type_conformance,
-            checks.response_schema_conformance,
-        ],
-    )
+    conformance = [
+        checks.status_code_conformance,
+        checks.content_type_conformance,
+        checks.response_schema_conformance,
+    ]
+    # 501 is FeatureNotAvailableError (e.g. recall's node_name with a search type that has no
+    # node_name filter): a documented, deliberate answer, not a server error.
+    if response.status_code != 501:
+        conformance.insert(0, checks.not_a_server_error)
+    case.validate_response(response, checks=conformance)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 import engramdb
 from engramdb.api.recall import recall as local_recall
 from engramdb.models.results import RememberResult, ResponseGraphEntry
+from engramdb.remote.switch import SESSION_VERBS
 from tests.server.conftest import Account, LiveServer
 from tests.support.openai_server import OpenAIServer
 
@@ -36,9 +37,14 @@ def test_public_verbs_keep_their_signatures() -> None:
     assert inspect.signature(engramdb.remember) == inspect.signature(remember.remember)
     assert inspect.signature(engramdb.improve) == inspect.signature(improve.improve)
     assert inspect.signature(engramdb.forget) == inspect.signature(forget.forget)
-    assert inspect.signature(engramdb.session.add_feedback) == inspect.signature(
-        session.add_feedback
-    )
+    for verb in sorted(SESSION_VERBS):
+        assert inspect.signature(getattr(engramdb.session, verb)) == inspect.signature(
+            getattr(session, verb)
+        )
+    for verb in ("get_graph", "get_node", "visualize_graph", "remember_skill", "remember_skills"):
+        public = getattr(engramdb, verb)
+        assert getattr(public, "__engramdb_switchable__", False), verb
+        assert inspect.signature(public) == inspect.signature(public.__wrapped__), verb
 
 
 async def test_remember_recall_forget_over_http_match_in_process(
@@ -78,8 +84,8 @@ async def test_errors_keep_their_classes(remote: LiveServer) -> None:
         await engramdb.recall("q", bogus=1)  # type: ignore[call-arg]
     with pytest.raises(engramdb.EngramValidationError, match="user="):
         await engramdb.recall("q", user=object())  # type: ignore[arg-type]
-    with pytest.raises(engramdb.FeatureNotAvailableError, match="remote mode"):
-        await engramdb.visualize_graph()
+    with pytest.raises(engramdb.FeatureNotAvailableError, match="not available"):
+        await engramdb.recall("q", scope="tools")
 
 
 async def test_background_remember_and_improve_wait_over_http(remote: LiveServer) -> None:
@@ -154,3 +160,129 @@ async def test_bad_key_and_unreachable_server(live_server: LiveServer) -> None:
     finally:
         await engramdb.disconnect()
     assert await engramdb.list_datasets() == []  # in-process again
+
+
+def _dumps(items: list[BaseModel]) -> list[dict[str, object]]:
+    return [item.model_dump() for item in items]
+
+
+async def test_session_verbs_over_http_match_in_process(remote: LiveServer, alice: Account) -> None:
+    from engramdb.api import session
+
+    qa_id = await engramdb.session.add_qa(
+        "chat", "Where do owls live?", "In barns.", context="notes", feedback_score=4
+    )
+    trace_id = await engramdb.session.add_trace(
+        "chat",
+        "search",
+        method_params={"query": "owls", "api_key": "sk-secret", "where": Path("/tmp")},
+        method_return_value={"hits": 3},
+        memory_query="owls",
+    )
+    guidance_id = await engramdb.session.add_guidance(
+        "chat", "Answer in one sentence.", section="rules"
+    )
+    assert len({qa_id, trace_id, guidance_id}) == 3
+
+    @engramdb.session.traced("chat")
+    async def lookup(term: str) -> str:
+        return term.upper()
+
+    assert await lookup("barn") == "BARN"
+    traces = await engramdb.session.get_traces("chat")
+    local_traces = remote.call(session.get_traces("chat", user=alice.user))
+    assert _dumps(traces) == _dumps(local_traces) and len(traces) == 2
+    assert traces[0].method_params["api_key"] != "sk-secret"  # redacted as in-process
+    assert traces[1].origin_function.endswith("lookup") and traces[1].status == "success"
+    assert _dumps(await engramdb.session.get_traces("chat", last_n=1)) == _dumps(traces[1:])
+    sessions = await engramdb.session.list_sessions()
+    assert _dumps(sessions) == _dumps(remote.call(session.list_sessions(user=alice.user)))
+    assert [s.session_id for s in sessions] == ["chat"]
+    assert await engramdb.session.delete_feedback("chat", qa_id) is True
+    (entry,) = await engramdb.session.get_session("chat")
+    assert entry.qa_id == qa_id and entry.feedback_score is None
+    with pytest.raises(engramdb.NotFoundError):
+        await engramdb.session.delete_feedback("chat", str(uuid4()))
+    with pytest.raises(engramdb.EngramValidationError):
+        await engramdb.session.add_guidance("chat", "x", section="no-such-section")
+    assert await engramdb.session.delete_session("chat") is True
+    assert await engramdb.session.delete_session("chat") is False
+    assert await engramdb.session.list_sessions() == []
+
+
+async def test_graph_skills_and_visualize_over_http_match_in_process(
+    remote: LiveServer, alice: Account, tmp_path: Path
+) -> None:
+    from engramdb.api.graph import get_graph, get_node
+    from engramdb.api.skills import load_skill
+    from engramdb.api.visualize import visualize_graph
+
+    await engramdb.remember("Owls hunt at night.", "zoo")
+    graph = await engramdb.get_graph(["zoo"])
+    assert graph.nodes and graph == remote.call(get_graph(["zoo"], user=alice.user))
+    assert await engramdb.get_graph() == remote.call(get_graph(user=alice.user))
+    assert (await engramdb.get_graph(limit=1)).truncated is True
+    assert await engramdb.get_graph([]) == remote.call(get_graph([], user=alice.user))
+    node = await engramdb.get_node(graph.nodes[0].id)
+    assert node is not None and node == remote.call(get_node(graph.nodes[0].id, user=alice.user))
+    assert await engramdb.get_node(uuid4()) is None
+    with pytest.raises(engramdb.DatasetNotFoundError):
+        await engramdb.get_graph(["typo"])
+
+    record = await engramdb.remember_skill(
+        "deploy", "Ship the service.", "1. build\n2. push", dataset_name="skills", tags=["ops"]
+    )
+    assert record.status == "ingested" and record.dataset_name == "skills"
+    skill = remote.call(load_skill(record.id, user=alice.user))
+    assert (skill.name, skill.procedure, skill.tags) == ("deploy", "1. build\n2. push", ["ops"])
+    folder = tmp_path / "skills" / "rollback"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("Roll back a release.\n\nRevert, then redeploy.")
+    (loaded,) = await engramdb.remember_skills(tmp_path / "skills", dataset_name="skills")
+    assert loaded.name == "rollback" and loaded.dataset_name == "skills"
+    again = await engramdb.remember_skills(str(folder / "SKILL.md"), dataset_name="skills")
+    assert [r.status for r in again] == ["skipped"]
+    text = "---\nname: greet\ndescription: Say hello.\ntags: [chat]\n---\nSay hello."
+    (greet,) = await engramdb.remember_skills(text)
+    assert (greet.name, greet.tags, greet.dataset_name) == ("greet", ["chat"], "main_dataset")
+
+    written = await engramdb.visualize_graph(tmp_path / "remote.html", datasets=["zoo"])
+    assert written == str(tmp_path / "remote.html")
+    local = remote.call(visualize_graph(tmp_path / "local.html", datasets=["zoo"], user=alice.user))
+    assert Path(written).read_text() == Path(local).read_text()
+    everything = await engramdb.visualize_graph(tmp_path)
+    local_all = remote.call(visualize_graph(tmp_path / "all.html", user=alice.user))
+    assert Path(everything).read_text() == Path(local_all).read_text()
+
+
+async def test_another_users_ids_are_refused_like_unknown_ones_remotely(
+    remote: LiveServer, alice: Account, bob: Account, tmp_path: Path
+) -> None:
+    from engramdb.api import session
+    from engramdb.api.remember import remember
+
+    added = remote.call(remember("Alice's secret: 4711.", "diary", user=alice.user))
+    qa_id = remote.call(session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user))
+    graph = await engramdb.get_graph(["diary"])
+    await engramdb.disconnect()
+    await engramdb.serve(remote.url, api_key=bob.key)
+    real_ds, fake_ds = added.dataset_id, uuid4()
+
+    async def refusal(call: object, real: object, fake: object) -> None:
+        errors = []
+        for value in (real, fake):
+            with pytest.raises(engramdb.EngramError) as caught:
+                await call(value)  # type: ignore[operator]
+            errors.append((type(caught.value), str(caught.value).replace(str(value), "ID")))
+        assert errors[0] == errors[1]
+
+    await refusal(lambda d: engramdb.get_graph(dataset_ids=[d]), real_ds, fake_ds)
+    await refusal(lambda d: engramdb.visualize_graph(tmp_path, dataset_ids=[d]), real_ds, fake_ds)
+    await refusal(lambda q: engramdb.session.delete_feedback("s1", q), qa_id, str(uuid4()))
+    assert await engramdb.get_node(graph.nodes[0].id) is None
+    assert await engramdb.get_graph() == engramdb.GraphSnapshot()
+    assert await engramdb.session.get_traces("s1") == []
+    assert await engramdb.session.delete_session("s1") is False
+    assert not (tmp_path / "graph.html").exists()
+    (entry,) = remote.call(session.get_session("s1", user=alice.user))  # Bob changed nothing
+    assert entry.feedback_score == 5

@@ -47,11 +47,17 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "DELETE /api/v1/api-keys/{key_id}",
         "DELETE /api/v1/datasets/{dataset_id}",
         "DELETE /api/v1/datasets/{dataset_id}/grants/{grantee_id}/{permission}",
+        "DELETE /api/v1/sessions/{session_id}",
+        "DELETE /api/v1/sessions/{session_id}/entries/{qa_id}/feedback",
         "GET /api/v1/conflicts",
         "GET /api/v1/datasets",
         "GET /api/v1/datasets/{dataset_id}/grants",
+        "GET /api/v1/graph",
+        "GET /api/v1/nodes/{node_id}",
         "GET /api/v1/runs/{run_id}",
+        "GET /api/v1/sessions",
         "GET /api/v1/sessions/{session_id}/entries",
+        "GET /api/v1/sessions/{session_id}/traces",
         "GET /api/v1/skills/{skill_id}",
         "GET /api/v1/users",
         "GET /api/v1/users/me",
@@ -63,7 +69,12 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "POST /api/v1/improve",
         "POST /api/v1/recall",
         "POST /api/v1/remember",
+        "POST /api/v1/sessions/{session_id}/entries",
         "POST /api/v1/sessions/{session_id}/feedback",
+        "POST /api/v1/sessions/{session_id}/guidance",
+        "POST /api/v1/sessions/{session_id}/traces",
+        "POST /api/v1/skills",
+        "POST /api/v1/skills/markdown",
         "POST /api/v1/users",
         "POST /api/v1/users/{user_id}/api-keys",
     ]
@@ -82,6 +93,8 @@ def _same_refusal(a: httpx.Response, b: httpx.Response, a_id: str, b_id: str) ->
 def test_another_users_ids_look_exactly_like_unknown_ids(
     live_server: LiveServer, alice: Account, bob: Account
 ) -> None:
+    from engramdb.api import session
+    from engramdb.api.graph import get_graph
     from engramdb.api.skills import remember_skill
 
     with live_server.client(alice) as a_client:
@@ -94,11 +107,15 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
             json={"data": "More diary.", "dataset_name": "diary", "run_in_background": True},
         ).json()
     skill = live_server.call(remember_skill("s", "a skill", "body", user=alice.user))
+    qa_id = live_server.call(session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user))
+    node = live_server.call(get_graph(["diary"], user=alice.user)).nodes[0]
     real = {
         "dataset": added["dataset_id"],
         "data": added["data_ids"][0],
         "skill": str(skill.id),
         "run": started["run_id"],
+        "qa": qa_id,
+        "node": str(node.id),
     }
     fake = {k: str(uuid4()) for k in real}
 
@@ -121,6 +138,9 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
             ("GET", "/api/v1/conflicts", None, ds),
             ("GET", f"/api/v1/skills/{ids['skill']}", None, ids["skill"]),
             ("GET", f"/api/v1/runs/{ids['run']}", None, ids["run"]),
+            ("GET", f"/api/v1/graph?dataset_ids={ds}", None, ds),
+            ("GET", f"/api/v1/nodes/{ids['node']}", None, ids["node"]),
+            ("DELETE", f"/api/v1/sessions/s1/entries/{ids['qa']}/feedback", None, ids["qa"]),
         ]
 
     with live_server.client(bob) as b_client:
@@ -136,11 +156,21 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
         assert b_client.get("/api/v1/datasets").json() == []
         assert b_client.post("/api/v1/recall", json={"query_text": "diary code 4711"}).json() == []
         assert b_client.get("/api/v1/sessions/s1/entries").json() == []
+        assert b_client.get("/api/v1/sessions").json() == []
+        assert b_client.get("/api/v1/sessions/s1/traces").json() == []
+        assert b_client.delete("/api/v1/sessions/s1").json() is False
+        assert b_client.get("/api/v1/graph").json() == {
+            "nodes": [],
+            "edges": [],
+            "truncated": False,
+        }
     with live_server.client(alice) as a_client:  # Bob changed nothing
         hits = a_client.post(
             "/api/v1/recall", json={"query_text": "4711", "query_type": "CHUNKS_LEXICAL"}
         ).json()
         assert hits and "4711" in hits[0]["text"]
+        (entry,) = a_client.get("/api/v1/sessions/s1/entries").json()
+        assert entry["feedback_score"] == 5
 
 
 def _nothing_written(client: httpx.Client) -> None:

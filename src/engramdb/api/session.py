@@ -330,8 +330,10 @@ async def _record_step(
     value: Any = None,
     error: str = "",
 ) -> None:
-    try:
-        await add_trace(
+    from engramdb.remote.switch import switchable
+
+    try:  # over HTTP in remote mode (as engramdb.session.add_trace), else in-process
+        await switchable("add_trace", add_trace)(
             session_id,
             origin,
             status=status,

@@ -356,6 +356,198 @@ class RemoteClient:
         body = await self.request("GET", f"/api/v1/skills/{_segment(str(a['skill_id']))}")
         return Skill.model_validate(body)
 
+    # -- sessions --------------------------------------------------------------------------
+
+    def _session_path(self, session_id: object, *rest: str) -> str:
+        return "/".join(["/api/v1/sessions", _segment(session_id), *rest])
+
+    async def _list_sessions(self, _a: dict[str, Any]) -> list[Any]:
+        from engramdb.models.sessions import SessionRecord
+
+        body = await self.request("GET", "/api/v1/sessions")
+        return [SessionRecord.model_validate(s) for s in body]
+
+    async def _delete_session(self, a: dict[str, Any]) -> bool:
+        return bool(await self.request("DELETE", self._session_path(a["session_id"])))
+
+    async def _delete_feedback(self, a: dict[str, Any]) -> bool:
+        path = self._session_path(a["session_id"], "entries", _segment(str(a["qa_id"])), "feedback")
+        return bool(await self.request("DELETE", path))
+
+    async def _add_qa(self, a: dict[str, Any]) -> str:
+        payload = {
+            "question": a["question"],
+            "answer": a["answer"],
+            "context": a["context"],
+            "feedback_score": a["feedback_score"],
+            "feedback_text": a["feedback_text"],
+            "used_graph_element_ids": a["used_graph_element_ids"],
+        }
+        path = self._session_path(a["session_id"], "entries")
+        return str(await self.request("POST", path, json=_json_ready(payload)))
+
+    async def _add_trace(self, a: dict[str, Any]) -> str:
+        from engramdb.sessions.sanitize import sanitize_value
+
+        params = a["method_params"]
+        payload = {
+            "origin_function": a["origin_function"],
+            "status": a["status"],
+            # Any Python objects, made JSON the way the store does (bounded, repr, redacted).
+            "method_params": sanitize_value(params) if isinstance(params, dict) else params,
+            "method_return_value": sanitize_value(a["method_return_value"]),
+            "error_message": a["error_message"],
+            "memory_query": a["memory_query"],
+            "memory_context": a["memory_context"],
+            "session_feedback": a["session_feedback"],
+        }
+        path = self._session_path(a["session_id"], "traces")
+        return str(await self.request("POST", path, json=_json_ready(payload)))
+
+    async def _get_traces(self, a: dict[str, Any]) -> list[Any]:
+        from engramdb.models.results import ResponseAgentTraceEntry
+
+        params = {} if a["last_n"] is None else {"last_n": a["last_n"]}
+        path = self._session_path(a["session_id"], "traces")
+        body = await self.request("GET", path, params=params)
+        return [ResponseAgentTraceEntry.model_validate(e) for e in body]
+
+    async def _add_guidance(self, a: dict[str, Any]) -> str:
+        payload = {
+            "content": a["content"],
+            "section": a["section"],
+            "context_profile": a["context_profile"],
+        }
+        path = self._session_path(a["session_id"], "guidance")
+        return str(await self.request("POST", path, json=_json_ready(payload)))
+
+    # -- skills ----------------------------------------------------------------------------
+
+    async def _remember_skill(self, a: dict[str, Any]) -> Any:
+        from engramdb.api.skills import SkillRecord
+
+        payload = {
+            "name": a["name"],
+            "description": a["description"],
+            "procedure": a["procedure"],
+            "dataset_name": a["dataset_name"],
+            "tags": a["tags"],
+        }
+        body = await self.request("POST", "/api/v1/skills", json=_json_ready(payload))
+        return SkillRecord.model_validate(body)
+
+    async def _remember_skills(self, a: dict[str, Any]) -> list[Any]:
+        """Files and directories are read here, on the client; the server gets the texts."""
+        from engramdb.api.skills import SkillRecord, _as_path, _read
+
+        source = a["path_or_text"]
+        documents: list[dict[str, Any]] = []
+        path = _as_path(source)
+        if path is None:
+            documents.append({"text": str(source)})
+        elif path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.name.lower() == "skill.md"
+            )
+            if not files:
+                raise EngramValidationError(f"no SKILL.md file under {path}")
+            documents += [{"text": _read(f), "default_name": f.parent.name} for f in files]
+        else:
+            named = path.name.lower() == "skill.md"
+            documents.append(
+                {"text": _read(path), "default_name": path.parent.name if named else None}
+            )
+        payload = {
+            "documents": [_json_ready(d) for d in documents],
+            "dataset_name": a["dataset_name"],
+            "tags": a["tags"],
+        }
+        body = await self.request("POST", "/api/v1/skills/markdown", json=_json_ready(payload))
+        return [SkillRecord.model_validate(r) for r in body]
+
+    # -- graph -----------------------------------------------------------------------------
+
+    async def _get_graph(self, a: dict[str, Any]) -> Any:
+        from engramdb.api.graph import GraphSnapshot
+
+        datasets, dataset_ids = a["datasets"], a["dataset_ids"]
+        if isinstance(dataset_ids, str | UUID):
+            raise EngramValidationError("dataset_ids must be a list of dataset UUIDs")
+        if dataset_ids is None and isinstance(datasets, str):
+            raise EngramValidationError("datasets must be a list of dataset names")
+        if dataset_ids is not None and not dataset_ids:
+            return GraphSnapshot()  # no datasets named: nothing to show (as in-process)
+        if dataset_ids is None and datasets is not None and not datasets:
+            return GraphSnapshot()
+        params: dict[str, Any] = {"limit": a["limit"]}
+        if dataset_ids is not None:
+            params["dataset_ids"] = [str(d) for d in dataset_ids]
+        elif datasets is not None:
+            params["datasets"] = list(datasets)
+        body = await self.request("GET", "/api/v1/graph", params=params)
+        return GraphSnapshot.model_validate(body)
+
+    async def _get_node(self, a: dict[str, Any]) -> Any:
+        from engramdb.errors import NotFoundError
+        from engramdb.models.records import Node
+        from engramdb.validation import validate_uuid
+
+        node_id = validate_uuid(a["node_id"], "node_id")
+        try:
+            body = await self.request("GET", f"/api/v1/nodes/{node_id}")
+        except NotFoundError:
+            return None  # unknown or not readable: None, as in-process
+        return Node.model_validate(body)
+
+    async def _visualize_graph(self, a: dict[str, Any]) -> str:
+        """The graph comes over ``GET /api/v1/graph``; the page is rendered and written here."""
+        from engramdb.api import visualize
+        from engramdb.viz.html import render_graph_html
+
+        target = visualize._target_path(a["path"])
+        node_limit = visualize._check_limit(a["max_nodes"], "max_nodes")
+        edge_limit = visualize._check_limit(a["max_edges"], "max_edges")
+        limit = max(node_limit, -(-edge_limit // 2))
+        args = {"datasets": a["datasets"], "dataset_ids": a["dataset_ids"], "limit": limit}
+        snapshot = await self._get_graph(args)
+        nodes, edges = snapshot.nodes, snapshot.edges
+        notices: list[str] = []
+        if len(nodes) > node_limit or (snapshot.truncated and len(nodes) == limit):
+            nodes = nodes[:node_limit]
+            notices.append(f"Showing the first {len(nodes):,} nodes (max_nodes={node_limit:,}).")
+        if len(edges) > edge_limit:
+            edges = edges[:edge_limit]
+            notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
+        names = await self._dataset_names(a["datasets"], a["dataset_ids"])
+        title = "engramdb memory graph"
+        if names:
+            title += " — " + ", ".join(names.values())
+        page = render_graph_html(
+            nodes, edges, title=title, dataset_names=names, notice=" ".join(notices) or None
+        )
+        await asyncio.to_thread(visualize._write_atomically, target, page)
+        return str(target)
+
+    async def _dataset_names(
+        self, datasets: list[str] | None, dataset_ids: list[UUID] | None
+    ) -> dict[UUID, str]:
+        """The drawn datasets' names by id, in the order in-process drawing lists them."""
+        if dataset_ids is not None and not dataset_ids:
+            return {}
+        if dataset_ids is None and datasets is not None and not datasets:
+            return {}
+        listed = await self._list_datasets({})
+        if dataset_ids is not None:
+            by_id = {d.id: d.name for d in listed}
+            wanted = [UUID(str(d)) for d in dict.fromkeys(dataset_ids)]
+            return {d: by_id.get(d, str(d)) for d in wanted}
+        if datasets is not None:
+            by_name: dict[str, UUID] = {}
+            for listed_one in listed:  # own datasets come first; names resolve to those
+                by_name.setdefault(listed_one.name, listed_one.id)
+            return {by_name[n]: n for n in dict.fromkeys(datasets) if n in by_name}
+        return {d.id: d.name for d in listed}
+
 
 def _segment(value: object) -> str:
     """A path segment, percent-encoded (ids and session names never add path levels)."""

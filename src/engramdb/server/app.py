@@ -22,6 +22,7 @@ _ERRORS = {
     "404": "not found",
     "413": "request body too large",
     "422": "invalid input; nothing was written",
+    "501": "not available yet: a feature or option combination that is not built",
 }
 
 

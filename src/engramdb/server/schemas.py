@@ -15,13 +15,19 @@ __all__ = [
     "FeedbackRequest",
     "ForgetRequest",
     "GrantRequest",
+    "GuidanceRequest",
     "HealthOut",
     "ImproveRequest",
     "Problem",
+    "QARequest",
     "RecallRequest",
     "RememberRequest",
     "ResolveConflictRequest",
     "Scope",
+    "SkillMarkdown",
+    "SkillRequest",
+    "SkillsMarkdownRequest",
+    "TraceRequest",
 ]
 
 ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
@@ -131,6 +137,64 @@ class FeedbackRequest(_Body):
 
 class ResolveConflictRequest(_Body):
     fact_id: UUID
+
+
+class QARequest(_Body):
+    """``session.add_qa()``: a Q&A turn the application produced itself."""
+
+    question: str
+    answer: str
+    context: str = ""
+    feedback_score: int | None = Field(default=None, ge=1, le=5)
+    feedback_text: str | None = Field(default=None, max_length=10_000)
+    used_graph_element_ids: dict[str, list[str]] | None = None
+
+
+class TraceRequest(_Body):
+    """``session.add_trace()``: one agent step (parameters and return value as JSON)."""
+
+    origin_function: str = Field(min_length=1)
+    status: Literal["success", "error"] = "success"
+    method_params: dict[str, Any] | None = None
+    method_return_value: Any = None
+    error_message: str = ""
+    memory_query: str = ""
+    memory_context: str = ""
+    session_feedback: str = ""
+
+
+class GuidanceRequest(_Body):
+    """``session.add_guidance()``: one guidance entry of a context profile's section."""
+
+    content: str = Field(min_length=1)
+    section: str = Field(min_length=1, max_length=128)
+    context_profile: str = Field(default="qa", min_length=1, max_length=64)
+
+
+class SkillRequest(_Body):
+    """``remember_skill()``: one skill."""
+
+    name: str = Field(min_length=1)
+    description: str
+    procedure: str = Field(min_length=1)
+    dataset_name: str = Field(default="main_dataset", min_length=1, max_length=128)
+    tags: list[str] | None = Field(default=None, max_length=100)
+
+
+class SkillMarkdown(_Body):
+    """One SKILL.md-style text; ``default_name`` names it when the text has no name (the
+    client sends its directory's name, as ``remember_skills`` does for a ``SKILL.md`` file)."""
+
+    text: str = Field(min_length=1)
+    default_name: str | None = Field(default=None, max_length=256)
+
+
+class SkillsMarkdownRequest(_Body):
+    """``remember_skills()``: the markdown texts (files are read on the client, never here)."""
+
+    documents: list[SkillMarkdown] = Field(min_length=1, max_length=MAX_ITEMS)
+    dataset_name: str = Field(default="main_dataset", min_length=1, max_length=128)
+    tags: list[str] | None = Field(default=None, max_length=100)
 
 
 class UserCreate(_Body):
