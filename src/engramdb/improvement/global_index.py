@@ -67,7 +67,8 @@ def _top_entities(
             _Scored(e, count * (math.log((1 + chunks) / (1 + df[e])) + 1.0))
             for e, count in per_doc.items()
         ]
-        scored.sort(key=lambda s: (-s.score, str(s.entity_id)))
+        # ``.int`` orders exactly as the id's text does (fixed-width hex), without formatting it
+        scored.sort(key=lambda s: (-s.score, s.entity_id.int))
         top[doc_id] = scored[:TOP_ENTITIES]
     return top
 
@@ -91,12 +92,15 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
     top = _top_entities(mentions, chunks)
     entity_ids = sorted({s.entity_id for scored in top.values() for s in scored}, key=str)
-    names = {n.id: n for n in await store.get_nodes(entity_ids)}
+    # names only: a hub entity's provenance (one id per document naming it) is not needed
+    names = {n.id: n for n in await store.get_nodes(entity_ids, provenance=False)}
     documents = {n.id: n for n in await store.get_nodes(sorted(top, key=str))}
     relations = await store.edges_among(dataset.id, entity_ids)
-    by_pair: dict[UUID, list[tuple[UUID, str, UUID]]] = defaultdict(list)
+    # relations by (source, target): a bucket looks up the pairs of its own members only, never
+    # a hub entity's thousands of relations with entities of other documents
+    by_pair: dict[tuple[UUID, UUID], list[str]] = defaultdict(list)
     for edge in relations:
-        by_pair[edge.source_id].append((edge.source_id, edge.relation, edge.target_id))
+        by_pair[edge.source_id, edge.target_id].append(edge.relation)
 
     computed: list[Node] = []
     anchors: dict[UUID, UUID] = {}
@@ -104,8 +108,12 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
         scored = top[doc_id]
         if not scored or doc_id not in documents:
             continue
-        members = {s.entity_id for s in scored}
-        rels = [r for s in scored for r in by_pair.get(s.entity_id, []) if r[2] in members]
+        rels = [
+            (a.entity_id, rel, b.entity_id)
+            for a in scored
+            for b in scored
+            for rel in by_pair.get((a.entity_id, b.entity_id), ())
+        ]
         lines = [
             f"Document: {documents[doc_id].name}",
             "Key entities: " + ", ".join(_label(names.get(s.entity_id)) for s in scored),
