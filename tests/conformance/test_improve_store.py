@@ -284,7 +284,7 @@ async def test_improve_state_and_fingerprint(store: Store, dataset: Dataset) -> 
     assert await store.graph_fingerprint(dataset.id) != after_write
 
 
-async def test_entity_mentions_and_edges_among(store: Store, dataset: Dataset) -> None:
+async def test_entity_mentions(store: Store, dataset: Dataset) -> None:
     ada, bob = entity(dataset.id, "Ada"), entity(dataset.id, "Bob")
     first = make_doc(dataset.id, ["one", "two", "three"], entities=[ada])
     rel = Edge(
@@ -327,9 +327,6 @@ async def test_entity_mentions_and_edges_among(store: Store, dataset: Dataset) -
         (second.data.id, ada.id): 1,
         (second.data.id, bob.id): 1,
     }
-    among = await store.edges_among(dataset.id, [ada.id, bob.id])
-    assert [e.relation for e in among] == ["knows"]
-    assert await store.edges_among(dataset.id, [ada.id]) == []
 
 
 async def test_fact_edges_leave_out_structural_and_derived_edges(

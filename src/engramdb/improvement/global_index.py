@@ -95,7 +95,9 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     # names only: a hub entity's provenance (one id per document naming it) is not needed
     names = {n.id: n for n in await store.get_nodes(entity_ids, provenance=False)}
     documents = {n.id: n for n in await store.get_nodes(sorted(top, key=str))}
-    relations = await store.edges_among(dataset.id, entity_ids)
+    # only pairs within one bucket are ever shown: one index probe each, without provenance
+    pairs = {(a.entity_id, b.entity_id) for scored in top.values() for a in scored for b in scored}
+    relations = await store.edges_between(sorted(pairs, key=str), provenance=False)
     # relations by (source, target): a bucket looks up the pairs of its own members only, never
     # a hub entity's thousands of relations with entities of other documents
     by_pair: dict[tuple[UUID, UUID], list[str]] = defaultdict(list)

@@ -625,10 +625,6 @@ class Store(ABC):
         ``exclude_relations``, with their provenance, in insertion order: the facts a conflict
         review reads."""
 
-    @abstractmethod
-    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
-        """Edges of the dataset whose both ends are in ``node_ids``, in insertion order."""
-
     # --- users, api keys, grants (issue 6) ----------
     #
     # Access control data; the decisions live in :mod:`engramdb.access`, never in a backend.

@@ -32,7 +32,6 @@ from engramdb.storage.postgres.sessions import mark_entries
 
 __all__ = [
     "apply_feedback_weights",
-    "edges_among",
     "entity_mentions",
     "get_state",
     "graph_fingerprint",
@@ -362,18 +361,6 @@ async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
         (dataset_id,),
     )
     return [MentionCount(r[0], r[1], int(r[2])) for r in await cur.fetchall()]
-
-
-async def edges_among(conn: Conn, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
-    if not node_ids:
-        return []
-    ids = sorted(set(node_ids))
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.source_id = ANY(%s::uuid[]) "
-        "AND e.target_id = ANY(%s::uuid[]) AND e.dataset_id = %s ORDER BY e.seq",
-        (ids, ids, dataset_id),
-    )
-    return [row_to_edge(row) for row in await cur.fetchall()]
 
 
 async def fact_edges(conn: Conn, dataset_id: UUID, exclude_relations: Sequence[str]) -> list[Edge]:

@@ -760,13 +760,6 @@ class PostgresStore(AccessMethods, Store):
             )
         )
 
-    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
-        if not node_ids:
-            return []
-        return await self._db.read(
-            partial(derived.edges_among, dataset_id=dataset_id, node_ids=node_ids)
-        )
-
 
 def _version_tuple(text: str) -> tuple[int, ...]:
     parts = []

@@ -30,7 +30,6 @@ from engramdb.storage.sqlite.sessions import mark_entries
 
 __all__ = [
     "apply_feedback_weights",
-    "edges_among",
     "entity_mentions",
     "fact_edges",
     "get_state",
@@ -364,26 +363,25 @@ def graph_fingerprint(conn: sqlite3.Connection, dataset_id: UUID | str) -> str:
 
 
 def entity_mentions(conn: sqlite3.Connection, dataset_id: UUID) -> list[MentionCount]:
+    """A chunk's document is its one provenance row (chunk ids derive from their data item's),
+    a primary-key lookup, where the ``is_part_of`` edge would cost an edge-row read per chunk
+    (1.4 s -> 1.0 s at 100k chunks, same rows). Ids repeat across rows, so each is parsed once."""
     rows = conn.execute(
-        """SELECT p.target_id, c.target_id, count(*) FROM edges c
-           JOIN edges p ON p.source_id = c.source_id AND p.relation = 'is_part_of'
+        """SELECT s.data_id, c.target_id, count(*) FROM edges c
+           JOIN node_sources s ON s.node_id = c.source_id
            WHERE c.dataset_id = ? AND c.relation = 'contains'
-           GROUP BY p.target_id, c.target_id ORDER BY p.target_id, c.target_id""",
+           GROUP BY s.data_id, c.target_id ORDER BY s.data_id, c.target_id""",
         (str(dataset_id),),
     )
-    return [MentionCount(UUID(r[0]), UUID(r[1]), int(r[2])) for r in rows]
+    parsed: dict[str, UUID] = {}
 
+    def uuid(text: str) -> UUID:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = UUID(text)
+        return found
 
-def edges_among(conn: sqlite3.Connection, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
-    if not node_ids:
-        return []
-    ids = _ids(node_ids)
-    rows = conn.execute(
-        """SELECT id FROM edges WHERE source_id IN (SELECT value FROM json_each(?))
-           AND target_id IN (SELECT value FROM json_each(?)) AND dataset_id = ? ORDER BY seq""",
-        (ids, ids, str(dataset_id)),
-    )
-    return _edges_by_id(conn, [r[0] for r in rows])
+    return [MentionCount(uuid(r[0]), uuid(r[1]), int(r[2])) for r in rows]
 
 
 def _edges_by_id(conn: sqlite3.Connection, edge_ids: Sequence[str]) -> list[Edge]:

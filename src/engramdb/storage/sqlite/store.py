@@ -638,11 +638,6 @@ class SqliteStore(Store):
             )
         )
 
-    async def edges_among(self, dataset_id: UUID, node_ids: Sequence[UUID]) -> list[Edge]:
-        return await self._read(
-            partial(derived.edges_among, dataset_id=dataset_id, node_ids=list(node_ids))
-        )
-
     # --- users, api keys, grants (issue 6; SQL in :mod:`.access`) ------------------------------
 
     async def find_user_by_email(self, email: str) -> User | None:
