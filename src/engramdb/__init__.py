@@ -56,14 +56,11 @@ if TYPE_CHECKING:
     )
     from engramdb.api import session
     from engramdb.api.conflicts import list_conflicts, resolve_conflict
-    from engramdb.api.datasets import list_datasets
-    from engramdb.api.forget import forget
     from engramdb.api.graph import GraphSnapshot, get_graph, get_node
-    from engramdb.api.improve import improve
-    from engramdb.api.recall import recall
-    from engramdb.api.remember import remember
     from engramdb.api.skills import load_skill, remember_skill, remember_skills
     from engramdb.api.visualize import visualize_graph
+    from engramdb.engine import Engine
+    from engramdb.facade import forget, improve, list_datasets, recall, remember
     from engramdb.improvement.conflicts import FactConflict
     from engramdb.improvement.result import ImproveResult, StageResult
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -95,16 +92,17 @@ _LAZY = {
     "check": "engramdb.access",
     "serve": "engramdb.remote",
     "disconnect": "engramdb.remote",
-    "remember": "engramdb.api.remember",
-    "recall": "engramdb.api.recall",
-    "forget": "engramdb.api.forget",
-    "improve": "engramdb.api.improve",
+    "remember": "engramdb.facade",
+    "recall": "engramdb.facade",
+    "forget": "engramdb.facade",
+    "improve": "engramdb.facade",
     "list_conflicts": "engramdb.api.conflicts",
     "resolve_conflict": "engramdb.api.conflicts",
     "FactConflict": "engramdb.improvement.conflicts",
     "ImproveResult": "engramdb.improvement.result",
     "StageResult": "engramdb.improvement.result",
-    "list_datasets": "engramdb.api.datasets",
+    "list_datasets": "engramdb.facade",
+    "Engine": "engramdb.engine",
     "get_graph": "engramdb.api.graph",
     "visualize_graph": "engramdb.api.visualize",
     "remember_skill": "engramdb.api.skills",
@@ -147,6 +145,7 @@ __all__ = [
     "DatasetNotFoundError",
     "EmbeddingMismatchError",
     "EmbeddingProviderError",
+    "Engine",
     "EngramError",
     "EngramValidationError",
     "FactConflict",

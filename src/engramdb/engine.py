@@ -1,19 +1,28 @@
-"""The Engine: one store, the providers and the settings the verbs run on.
+"""The Engine: one store, the providers, caches and background runs the verbs run on.
 
-An engine is built lazily for the current settings and rebuilt when ``config.set`` changes them.
-The registry in this module is the only module-level mutable state of the library.
+``engramdb.Engine(...)`` is public: an application may hold several, each on its own data
+directory. The module-level verbs use a default engine, built lazily for the current settings
+and replaced (the old one closed) when ``config.set`` changes them. That registry is the only
+module-level mutable state of the library.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import ValidationError
 
 from engramdb.errors import ConfigurationError, EmbeddingMismatchError, FeatureNotAvailableError
 from engramdb.models.records import Dataset, User
+from engramdb.retrieval.registry import Retrievers
+from engramdb.retrieval.warmup import WarmupCache
 from engramdb.settings import Settings, config
+from engramdb.verbs.bound import EngineVerb
 
 if TYPE_CHECKING:
     from engramdb.extract.types import Extractor
@@ -24,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Engine", "get_engine", "open_store"]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def open_store(url: str) -> Store:
@@ -49,18 +59,44 @@ def open_store(url: str) -> Store:
 
 
 class Engine:
-    """Owns the store and providers for one configuration."""
+    """An explicit memory: one store, its providers, caches and background runs.
+
+    ::
+
+        async with engramdb.Engine(data_dir="./memory") as mem:
+            await mem.remember("Owls hunt at night.")
+            results = await mem.recall("When do owls hunt?")
+
+    Every verb of the module-level API is a method here with the same signature
+    (``mem.remember``, ``mem.recall``, ``mem.improve``, ``mem.forget``, ``mem.list_datasets``).
+    Two engines on two data directories work side by side in one process. ``close()`` (or
+    leaving the ``async with`` block) waits for the engine's background runs, then releases the
+    store's connections and the providers; the engine cannot be used after that.
+
+    ``settings`` defaults to the current :data:`engramdb.config`; ``data_dir`` and
+    ``storage_url`` override its ``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``.
+    """
+
+    remember = EngineVerb("remember")
+    recall = EngineVerb("recall")
+    improve = EngineVerb("improve")
+    forget = EngineVerb("forget")
+    list_datasets = EngineVerb("list_datasets")
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None = None,
         *,
+        data_dir: str | Path | None = None,
+        storage_url: str | None = None,
         store: Store | None = None,
         embedder: Embedder | None = None,
         llm: LLM | None = None,
         extractor: Extractor | None = None,
     ) -> None:
-        self.settings = settings
+        self.settings = _with_overrides(
+            settings or config.settings, data_dir=data_dir, storage_url=storage_url
+        )
         self._store = store
         self._embedder = embedder
         self._llm = llm
@@ -69,11 +105,30 @@ class Engine:
         self._extractor_built = extractor is not None
         self._setup_done = False
         self._exists = False
+        self._closed = False
         self._build_lock = threading.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        #: Warm-up verdicts and retriever instances of this engine's recalls.
+        self.warmup_cache = WarmupCache()
+        self.retrievers = Retrievers()
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigurationError(
+                "this Engine was closed; create a new engramdb.Engine(...) to use the data "
+                "directory again"
+            )
 
     @property
     def store(self) -> Store:
         with self._build_lock:
+            self._check_open()
             if self._store is None:
                 self._store = open_store(self.settings.storage_url)
             return self._store
@@ -151,11 +206,35 @@ class Engine:
         check_embedding(stored, emb)
         return stored
 
+    def spawn(self, work: Coroutine[Any, Any, T], *, name: str) -> asyncio.Task[T]:
+        """Run ``work`` in the background on the running loop; :meth:`close` waits for it."""
+        self._check_open()
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     async def close(self) -> None:
-        if self._store is not None:
-            await self._store.close()
-        if self._embedder is not None:
-            await self._embedder.close()
+        """Wait for the background runs, then release the store and the providers (idempotent)."""
+        if self._closed:
+            return
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        self._closed = True
+        store, embedder, llm = self._store, self._embedder, self._llm
+        self._store = self._embedder = self._llm = None
+        self.warmup_cache = WarmupCache()
+        if store is not None:
+            await store.close()
+        if embedder is not None:
+            await embedder.close()
+        closer = getattr(llm, "close", None)
+        if closer is not None:
+            await closer()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
 
 def check_embedding(dataset: Dataset, embedder: Embedder) -> None:
@@ -176,6 +255,24 @@ def check_embedding(dataset: Dataset, embedder: Embedder) -> None:
 
 _registry_lock = threading.Lock()
 _current: tuple[int, Engine] | None = None
+#: Close tasks of replaced engines (kept referenced until they finish).
+_retiring: set[asyncio.Task[None]] = set()
+
+
+def _with_overrides(
+    settings: Settings, *, data_dir: str | Path | None, storage_url: str | None
+) -> Settings:
+    update: dict[str, Any] = {}
+    if data_dir is not None:
+        update["engramdb_data_dir"] = Path(data_dir)
+    if storage_url is not None:
+        update["engramdb_storage_url"] = storage_url
+    if not update:
+        return settings
+    try:
+        return type(settings).model_validate({**settings.model_dump(), **update})
+    except ValidationError as exc:
+        raise ConfigurationError(f"invalid Engine arguments: {exc.errors()[0]['msg']}") from exc
 
 
 def get_engine() -> Engine:
@@ -184,8 +281,23 @@ def get_engine() -> Engine:
     with _registry_lock:
         generation = config.generation
         if _current is None or _current[0] != generation:
+            if _current is not None:
+                _retire(_current[1])
             _current = (generation, Engine(config.settings))
         return _current[1]
+
+
+def _retire(engine: Engine) -> None:
+    """Close an engine the registry replaces (after ``config.set``): on the running loop when
+    there is one, else right away."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(engine.close())
+        return
+    task = loop.create_task(engine.close(), name="engramdb-close-replaced-engine")
+    _retiring.add(task)
+    task.add_done_callback(_retiring.discard)
 
 
 def set_engine(engine: Engine | None) -> None:

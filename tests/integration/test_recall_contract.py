@@ -6,13 +6,12 @@ import pytest
 
 import engramdb
 from engramdb.engine import get_engine
-from engramdb.retrieval.dispatch import WARMUP_CACHE
 from tests.support.openai_server import OpenAIServer, Reply
 
 
 @pytest.fixture(autouse=True)
 def _fresh_warmup_cache() -> None:
-    WARMUP_CACHE.forget()
+    get_engine().warmup_cache.forget()
 
 
 async def _empty_dataset(name: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.access.permissions import check
-from engramdb.engine import Engine, get_engine
+from engramdb.engine import Engine
 from engramdb.errors import (
     DataNotFoundError,
     DatasetNotFoundError,
@@ -13,6 +13,7 @@ from engramdb.errors import (
     PermissionDeniedError,
 )
 from engramdb.models.records import Dataset, User
+from engramdb.models.requests import ForgetRequest
 from engramdb.models.results import ForgetResult
 from engramdb.storage.base import DeleteReport, Store
 from engramdb.validation import validate_dataset_name, validate_uuid
@@ -20,13 +21,7 @@ from engramdb.validation import validate_dataset_name, validate_uuid
 __all__ = ["forget"]
 
 
-async def forget(
-    *,
-    everything: bool = False,
-    dataset: str | UUID | None = None,
-    data_id: UUID | str | None = None,
-    user: User | None = None,
-) -> ForgetResult:
+async def forget(engine: Engine, request: ForgetRequest) -> ForgetResult:
     """Delete exactly what is named, in one transaction per dataset or item.
 
     * ``everything=True``: every dataset the user owns, with all their contents, and every
@@ -39,12 +34,17 @@ async def forget(
     Exactly one of them must be given. Each deletion waits for the dataset's lock, so it never
     interleaves with an ingestion of the same dataset.
     """
+    everything, dataset, data_id, user = (
+        request.everything,
+        request.dataset,
+        request.data_id,
+        request.user,
+    )
     chosen = sum([bool(everything), dataset is not None, data_id is not None])
     if chosen != 1:
         raise EngramValidationError(
             "forget() needs exactly one of everything=True, dataset=<name or id> or data_id=<id>"
         )
-    engine = get_engine()
     if not await engine.database_exists():
         return ForgetResult()
     owner = await engine.resolve_user(user)

@@ -4,50 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import warnings
 from collections.abc import Sequence
-from typing import Any
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
-from engramdb.engine import Engine, get_engine
+from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.context import ImproveContext, ImproveOptions
 from engramdb.improvement.result import ImproveResult
 from engramdb.improvement.runner import run_improve
 from engramdb.models.records import Dataset, User
+from engramdb.models.requests import ImproveRequest
 from engramdb.sessions.validation import validate_session_id
 
 __all__ = ["ImproveResult", "improve", "improve_dataset"]
 
 logger = logging.getLogger(__name__)
 
-#: Deprecated keyword arguments of the reference that only scoped custom tasks.
-_DEPRECATED = frozenset(
-    {
-        "extraction_tasks",
-        "enrichment_tasks",
-        "data",
-        "node_type",
-        "vector_db_config",
-        "graph_db_config",
-    }
-)
 
-
-async def improve(
-    dataset: str | UUID = "main_dataset",
-    *,
-    run_in_background: bool = False,
-    node_name: list[str] | None = None,
-    session_ids: Sequence[str] | None = None,
-    build_global_context_index: bool | None = None,
-    build_truth_subspace: bool = False,
-    review_conflicts: bool | None = None,
-    user: User | None = None,
-    feedback_alpha: float | None = None,
-    **deprecated: Any,
-) -> ImproveResult:
+async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     """Enrich an existing dataset: run the nine improve stages in their fixed order.
 
     ``dataset`` is a name (owner-scoped: your dataset of that name, created if missing) or the
@@ -55,8 +30,9 @@ async def improve(
     With ``session_ids`` the session stages bridge those sessions of the calling user: ratings
     become feedback weights, Q&A and agent traces become documents of the dataset, and (with
     ``PERSONALIZATION_ENABLED``) ratings and stated preferences update the user's preference
-    weights. Without them only the
-    graph stages run (``review_conflicts``, ``global_context_index``).
+    weights. Without them only the graph stages run (``review_conflicts``,
+    ``global_context_index``). The deprecated options of the reference (``node_name``,
+    ``extraction_tasks``, ...) warn and are ignored.
 
     The call holds the dataset's lock and claims each session, so a concurrent improve,
     remember or forget of the dataset queues behind it (across processes). With
@@ -67,23 +43,11 @@ async def improve(
     ``exc.improve_result``) when that stage fails: dropping session Q&A would lose data. See
     ``docs/improve.md`` for every stage and skip reason.
     """
-    unknown = set(deprecated) - _DEPRECATED
-    if unknown:
-        raise TypeError(
-            f"improve() got unexpected keyword argument(s): {', '.join(sorted(unknown))}"
-        )
-    if node_name is not None or any(v not in (None, []) for v in deprecated.values()):
-        warnings.warn(
-            "node_name, extraction_tasks, enrichment_tasks, data, node_type, vector_db_config "
-            "and graph_db_config are deprecated and ignored by engramdb (custom tasks are not "
-            "run); they will be removed",
-            FutureWarning,
-            stacklevel=2,
-        )
-    if feedback_alpha is not None and not (
-        isinstance(feedback_alpha, int | float) and 0.0 < float(feedback_alpha) <= 1.0
-    ):
-        raise EngramValidationError(f"feedback_alpha must be in (0, 1], got {feedback_alpha!r}")
+    feedback_alpha = request.feedback_alpha
+    session_ids = request.session_ids
+    build_global_context_index = request.build_global_context_index
+    build_truth_subspace = request.build_truth_subspace
+    review_conflicts = request.review_conflicts
     sessions = _session_ids(session_ids)
     options = ImproveOptions(
         session_ids=sessions,
@@ -92,7 +56,13 @@ async def improve(
         build_truth_subspace=bool(build_truth_subspace),
         review_conflicts=review_conflicts,
     )
-    return await improve_dataset(dataset, options, user=user, run_in_background=run_in_background)
+    return await improve_dataset(
+        request.dataset,
+        options,
+        user=request.user,
+        run_in_background=request.run_in_background,
+        engine=engine,
+    )
 
 
 async def improve_dataset(
@@ -101,10 +71,10 @@ async def improve_dataset(
     *,
     user: User | None = None,
     run_in_background: bool = False,
-    engine: Engine | None = None,
+    engine: Engine,
 ) -> ImproveResult:
     """improve() after argument checks (also used by the automatic improve after remember)."""
-    eng = engine or get_engine()
+    eng = engine
     eng.settings  # noqa: B018 - reading the settings validates IMPROVE_STAGES_DISABLED now
     owner = await eng.resolve_user(user)
     target = await _resolve_dataset(eng, owner, dataset)
@@ -112,9 +82,7 @@ async def improve_dataset(
     ctx = ImproveContext(engine=eng, user=owner, dataset=target, options=options)
     if not run_in_background:
         return await run_improve(ctx, result)
-    task = asyncio.get_running_loop().create_task(
-        run_improve(ctx, result), name=f"engramdb-improve-{target.id}"
-    )
+    task = eng.spawn(run_improve(ctx, result), name=f"engramdb-improve-{target.id}")
     task.add_done_callback(_log_failure)
     result._task = task
     return result

@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel
-
 from engramdb.access.permissions import check, readable_datasets
-from engramdb.engine import Engine, get_engine
+from engramdb.engine import Engine
 from engramdb.errors import (
     ConfigurationError,
     DatasetNotFoundError,
@@ -34,6 +32,7 @@ from engramdb.errors import (
     RecallPreconditionError,
 )
 from engramdb.models.records import Dataset, User
+from engramdb.models.requests import RecallRequest
 from engramdb.models.results import RecallResponse, ResponseQAEntry
 from engramdb.models.search_type import SearchType
 from engramdb.personalization.lookup import load_preferences
@@ -41,14 +40,13 @@ from engramdb.providers.embedding.base import Embedder
 from engramdb.providers.llm.base import LLM
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.dispatch import run_graph_lane
-from engramdb.retrieval.registry import retriever_for
 from engramdb.retrieval.router import RouteDecision, resolve_search_type
 from engramdb.retrieval.scopes import plan_scope
 from engramdb.sessions import lanes as session_lanes
 from engramdb.sessions.feedback import analyze_turn
 from engramdb.sessions.recording import load_history, record_recall_turn
 from engramdb.sessions.validation import validate_context_profile, validate_session_id
-from engramdb.validation import validate_top_k, validate_uuid
+from engramdb.validation import validate_uuid
 
 __all__ = ["recall", "resolve_datasets"]
 
@@ -58,34 +56,7 @@ _PRECONDITION = (
 )
 
 
-async def recall(
-    query_text: str,
-    query_type: SearchType | str | None = None,
-    *,
-    datasets: list[str] | None = None,
-    dataset_ids: list[UUID] | None = None,
-    top_k: int = 15,
-    auto_route: bool = True,
-    scope: str | list[str] | None = None,
-    system_prompt: str | None = None,
-    system_prompt_path: str | None = None,
-    node_name: list[str] | None = None,
-    node_name_filter_operator: str = "OR",
-    only_context: bool = False,
-    session_id: str | None = None,
-    context_profile: str = "qa",
-    wide_search_top_k: int | None = None,
-    triplet_distance_penalty: float | None = None,
-    feedback_influence: float = 0.0,
-    verbose: bool = False,
-    retriever_specific_config: dict[str, Any] | None = None,
-    code_query: dict[str, Any] | None = None,
-    response_model: type[BaseModel] | None = None,
-    include_references: bool = False,
-    user: User | None = None,
-    llm_config: Mapping[str, Any] | None = None,
-    embedding_config: Mapping[str, Any] | None = None,
-) -> list[RecallResponse]:
+async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]:
     """Query memory. See the reference's recall() documentation for every option.
 
     With a ``session_id`` the session lanes read the caller's own session of that id, completion
@@ -96,10 +67,26 @@ async def recall(
     dataset names that do not resolve, ValueError for an unknown scope, and
     EngramValidationError (a ValueError) for any other bad argument.
     """
-    engine = get_engine()
+    r = request
+    query_text, query_type, datasets, dataset_ids = (
+        r.query_text,
+        r.query_type,
+        r.datasets,
+        r.dataset_ids,
+    )
+    top_k, auto_route, scope, session_id = r.top_k, r.auto_route, r.scope, r.session_id
+    node_name, node_name_filter_operator = r.node_name, r.node_name_filter_operator
+    wide_search_top_k, triplet_distance_penalty = r.wide_search_top_k, r.triplet_distance_penalty
+    feedback_influence, retriever_specific_config = (
+        r.feedback_influence,
+        r.retriever_specific_config,
+    )
+    code_query, response_model, context_profile = r.code_query, r.response_model, r.context_profile
+    system_prompt, system_prompt_path = r.system_prompt, r.system_prompt_path
+    only_context, verbose, include_references = r.only_context, r.verbose, r.include_references
+    user, llm_config, embedding_config = r.user, r.llm_config, r.embedding_config
     query = _check_query(query_text, engine.settings.max_query_chars)
-    top_k = validate_top_k(top_k)
-    pinned = _check_query_type(query_type)
+    pinned = query_type
     if session_id is not None:
         session_id = validate_session_id(session_id)
     plan = plan_scope(
@@ -111,16 +98,9 @@ async def recall(
     lanes = plan.lanes
     _check_options(
         lanes=lanes,
-        node_name=node_name,
-        node_name_filter_operator=node_name_filter_operator,
-        context_profile=context_profile,
-        wide_search_top_k=wide_search_top_k,
-        triplet_distance_penalty=triplet_distance_penalty,
-        feedback_influence=feedback_influence,
-        retriever_specific_config=retriever_specific_config,
         code_query=code_query,
         response_model=response_model,
-        system_prompt=system_prompt,
+        retriever_specific_config=retriever_specific_config,
         system_prompt_path=system_prompt_path,
     )
     if not await engine.database_exists():
@@ -149,7 +129,7 @@ async def recall(
                 "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
                 "SearchType.GRAPH_COMPLETION, or drop those options"
             )
-        if node_name and not retriever_for(search_type).supports_node_name:
+        if node_name and not engine.retrievers.get(search_type).supports_node_name:
             raise FeatureNotAvailableError(
                 f"node_name filters are not available for {search_type.value} yet; recall without "
                 "node_name"
@@ -166,6 +146,8 @@ async def recall(
             settings=engine.settings,
             datasets=targets,
             user=owner,
+            retrievers=engine.retrievers,
+            warmup=engine.warmup_cache,
         )
         opts = RecallOptions(
             query=query,
@@ -278,68 +260,20 @@ def _check_query(query_text: object, max_chars: int) -> str:
     return query_text
 
 
-def _check_query_type(query_type: SearchType | str | None) -> SearchType | None:
-    if query_type is None or isinstance(query_type, SearchType):
-        return query_type
-    if isinstance(query_type, str):
-        try:
-            return SearchType(query_type.upper())
-        except ValueError:
-            pass
-    valid = ", ".join(t.value for t in SearchType)
-    raise EngramValidationError(f"unknown query_type {query_type!r}; valid types are: {valid}")
-
-
 def _check_options(
     *,
     lanes: list[str],
-    node_name: object,
-    node_name_filter_operator: object,
-    context_profile: object,
-    wide_search_top_k: object,
-    triplet_distance_penalty: object,
-    feedback_influence: object,
-    retriever_specific_config: object,
     code_query: object,
     response_model: object,
-    system_prompt: object,
+    retriever_specific_config: Mapping[str, Any] | None,
     system_prompt_path: object,
 ) -> None:
-    if node_name is not None and (
-        not isinstance(node_name, list) or not all(isinstance(n, str) for n in node_name)
-    ):
-        raise EngramValidationError("node_name must be a list of strings, e.g. ['policies']")
-    if node_name_filter_operator not in ("OR", "AND"):
-        raise EngramValidationError("node_name_filter_operator must be 'OR' or 'AND'")
-    if context_profile not in ("qa", "agent"):
-        raise EngramValidationError("context_profile must be 'qa' or 'agent'")
-    if wide_search_top_k is not None:
-        validate_top_k(wide_search_top_k, "wide_search_top_k")
-    if triplet_distance_penalty is not None and (
-        isinstance(triplet_distance_penalty, bool)
-        or not isinstance(triplet_distance_penalty, int | float)
-        or triplet_distance_penalty < 0
-    ):
-        raise EngramValidationError("triplet_distance_penalty must be a number >= 0")
-    if (
-        isinstance(feedback_influence, bool)
-        or not isinstance(feedback_influence, int | float)
-        or not 0.0 <= feedback_influence <= 1.0
-    ):
-        raise EngramValidationError("feedback_influence must be a number between 0.0 and 1.0")
-    if retriever_specific_config is not None and not isinstance(retriever_specific_config, dict):
-        raise EngramValidationError("retriever_specific_config must be a dict")
-    if code_query is not None:
-        if "code" not in lanes:
-            raise InvalidCodeQueryError(
-                "code_query is only valid when scope includes 'code', e.g. scope=['graph', 'code']"
-            )
-        if not isinstance(code_query, dict):
-            raise InvalidCodeQueryError("code_query must be a dict like {'operation': 'explore'}")
-    if response_model is not None and not (
-        isinstance(response_model, type) and issubclass(response_model, BaseModel)
-    ):
-        raise EngramValidationError("response_model must be a pydantic BaseModel subclass")
+    """The checks that depend on more than one option (each option's own type and limits are
+    checked by :class:`~engramdb.models.requests.RecallRequest`)."""
+    if code_query is not None and "code" not in lanes:
+        raise InvalidCodeQueryError(
+            "code_query is only valid when scope includes 'code', e.g. scope=['graph', 'code']"
+        )
     config_model = (retriever_specific_config or {}).get("response_model")
     if (
         response_model is not None
@@ -350,8 +284,6 @@ def _check_options(
             "response_model and retriever_specific_config['response_model'] name different "
             "classes; pass the model in one place"
         )
-    if system_prompt is not None and not isinstance(system_prompt, str):
-        raise EngramValidationError("system_prompt must be a string")
     if system_prompt_path is not None and not Path(str(system_prompt_path)).is_file():
         raise EngramValidationError(
             f"system_prompt_path {system_prompt_path!r} is not a readable file"

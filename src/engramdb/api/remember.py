@@ -6,11 +6,10 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
-from engramdb.engine import Engine, get_engine
+from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.auto import (
     auto_improve_after_ingest,
@@ -20,8 +19,8 @@ from engramdb.improvement.auto import (
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_for, ingest_documents
-from engramdb.ingest.types import Chunker
 from engramdb.models.records import Dataset, User
+from engramdb.models.requests import RememberRequest
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.sessions.entries import (
     MEMORY_ENTRY_TYPES,
@@ -57,17 +56,7 @@ RememberInput = str | Path | Sequence[str | Path]
 
 
 async def remember(
-    data: RememberInput | MemoryEntry,
-    dataset_name: str | UUID = "main_dataset",
-    *,
-    importance_weight: float = 0.5,
-    session_id: str | None = None,
-    self_improvement: bool = True,
-    run_in_background: bool = False,
-    node_set: list[str] | None = None,
-    chunker: type[Chunker] | Chunker | None = None,
-    external_metadata: dict[str, Any] | None = None,
-    user: User | None = None,
+    engine: Engine, request: RememberRequest, *, progress: ProgressCallback | None = None
 ) -> RememberResult:
     """Ingest ``data`` (a text, a list of texts, file paths or directories) into a dataset.
 
@@ -84,48 +73,13 @@ async def remember(
     With ``session_id`` the data goes to that session of the user instead of the graph: each text
     becomes a session note (``status="session_stored"``), and a typed entry (``QAEntry``,
     ``TraceEntry``, ``FeedbackEntry``) is stored as what it is. See :mod:`engramdb.api.session`.
+    ``progress`` (in-process callers such as the CLI) is called as chunks are written.
     """
-    if isinstance(data, QAEntry | TraceEntry | FeedbackEntry) or session_id is not None:
-        return await remember_in_session(
-            data,
-            dataset_name,
-            session_id=session_id,
-            importance_weight=importance_weight,
-            self_improvement=self_improvement,
-            node_set=node_set,
-            external_metadata=external_metadata,
-            user=user,
-        )
-    return await remember_with_progress(
-        data,
-        dataset_name,
-        importance_weight=importance_weight,
-        session_id=session_id,
-        self_improvement=self_improvement,
-        run_in_background=run_in_background,
-        node_set=node_set,
-        chunker=chunker,
-        external_metadata=external_metadata,
-        user=user,
-    )
-
-
-async def remember_with_progress(
-    data: RememberInput,
-    dataset_name: str | UUID = "main_dataset",
-    *,
-    importance_weight: float = 0.5,
-    session_id: str | None = None,
-    self_improvement: bool = True,
-    run_in_background: bool = False,
-    node_set: list[str] | None = None,
-    chunker: type[Chunker] | Chunker | None = None,
-    external_metadata: dict[str, Any] | None = None,
-    user: User | None = None,
-    progress: ProgressCallback | None = None,
-    engine: Engine | None = None,
-) -> RememberResult:
-    """remember() with a progress callback (used by the CLI)."""
+    r = request
+    data, dataset_name, session_id, user = r.data, r.dataset_name, r.session_id, r.user
+    importance_weight, node_set, chunker = r.importance_weight, r.node_set, r.chunker
+    external_metadata, self_improvement = r.external_metadata, r.self_improvement
+    run_in_background = r.run_in_background
     weight = validate_importance_weight(importance_weight)
     # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
     # owner-scoped: the caller's own dataset, created if missing.
@@ -133,18 +87,8 @@ async def remember_with_progress(
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
-        return await remember_in_session(
-            data,
-            dataset_name,
-            session_id=session_id,
-            importance_weight=importance_weight,
-            self_improvement=self_improvement,
-            node_set=node_set,
-            external_metadata=external_metadata,
-            user=user,
-            engine=engine,
-        )
-    eng = engine or get_engine()
+        return await remember_in_session(engine, request)
+    eng = engine
     settings = eng.settings
     resolved_chunker = resolve_chunker(
         chunker, max_tokens=settings.chunk_max_tokens, overlap_tokens=settings.chunk_overlap_tokens
@@ -176,7 +120,7 @@ async def remember_with_progress(
 
     if not run_in_background:
         return await run()
-    task = asyncio.get_running_loop().create_task(run(), name=f"engramdb-remember-{dataset.id}")
+    task = eng.spawn(run(), name=f"engramdb-remember-{dataset.id}")
     queued = {data_id_for(dataset.id, d.content_hash): d.name for d in docs}
     pending = RememberResult(
         status="running",
@@ -189,20 +133,13 @@ async def remember_with_progress(
     return pending
 
 
-async def remember_in_session(
-    data: RememberInput | MemoryEntry,
-    dataset_name: str | UUID = "main_dataset",
-    *,
-    session_id: str | None,
-    importance_weight: float = 0.5,
-    self_improvement: bool = True,
-    node_set: list[str] | None = None,
-    external_metadata: dict[str, Any] | None = None,
-    user: User | None = None,
-    engine: Engine | None = None,
-) -> RememberResult:
+async def remember_in_session(engine: Engine, request: RememberRequest) -> RememberResult:
     """remember() into a session: notes from texts, or one typed entry. Nothing enters the graph
     (improve(session_ids=...) bridges sessions later); ``status`` is "session_stored"."""
+    r = request
+    data, dataset_name, session_id, user = r.data, r.dataset_name, r.session_id, r.user
+    importance_weight, node_set = r.importance_weight, r.node_set
+    external_metadata, self_improvement = r.external_metadata, r.self_improvement
     validate_importance_weight(importance_weight)
     # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
     # owner-scoped: the caller's own dataset, created if missing.
@@ -216,7 +153,7 @@ async def remember_in_session(
         )
     sid = validate_session_id(session_id)
     texts = _check_session_input(data)  # everything is checked before anything is written
-    eng = engine or get_engine()
+    eng = engine
     owner = await eng.resolve_user(user)
     dataset = await dataset_for_write(eng.store, owner, name)
     result = RememberResult(

@@ -39,18 +39,78 @@ SessionOpt = Annotated[
 ]
 
 
+RemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--remote",
+        envvar="ENGRAMDB_REMOTE_URL",
+        help="Run every command against the engramdb server at this URL instead of a local "
+        "data directory (or set ENGRAMDB_REMOTE_URL).",
+    ),
+]
+ApiKeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="ENGRAMDB_API_KEY",
+        help="API key for --remote (or set ENGRAMDB_API_KEY).",
+    ),
+]
+
+
+class _Target:
+    """Where the commands run: a local data directory (default) or a server (--remote)."""
+
+    remote: str | None = None
+    api_key: str | None = None
+
+
+_target = _Target()
+
+
+@app.callback()
+def _main(remote: RemoteOpt = None, api_key: ApiKeyOpt = None) -> None:
+    """Persistent memory for AI agents: remember, recall and forget, offline by default."""
+    _target.remote, _target.api_key = remote, api_key
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     try:
-        return asyncio.run(coro)
+        return asyncio.run(_on_target(coro))
     except EngramError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2) from exc
+
+
+async def _on_target(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` in-process, or with the verbs sent to the --remote server."""
+    if _target.remote is None:
+        return await coro
+    from engramdb.remote import disconnect, serve
+
+    try:
+        await serve(_target.remote, api_key=_target.api_key)
+    except BaseException:
+        coro.close()
+        raise
+    try:
+        return await coro
+    finally:
+        await disconnect()
 
 
 def _configure(data_dir: Path | None) -> None:
     from engramdb.settings import config
 
     if data_dir is not None:
+        if _target.remote is not None:
+            typer.secho(
+                "error: --data-dir and --remote exclude each other: the server uses its own data "
+                "directory",
+                fg=typer.colors.RED,
+                err=True,
+            )
+            raise typer.Exit(code=2)
         config.set_data_dir(data_dir)
 
 
@@ -83,7 +143,7 @@ def remember(
 ) -> None:
     """Ingest texts, files or directories into a dataset (with --session: store the texts as
     notes of that session instead)."""
-    from engramdb.api.remember import remember_with_progress
+    from engramdb.facade import remember_with_progress
 
     _configure(data_dir)
     items: list[str | Path] = []
@@ -148,7 +208,7 @@ def recall(
 ) -> None:
     """Search memory and print what was found, best first (with --session: also the session's
     history, and the turn is recorded in it)."""
-    from engramdb.api.recall import recall as do_recall
+    from engramdb.facade import recall as do_recall
 
     _configure(data_dir)
     results = _run(do_recall(query, query_type, datasets=dataset, top_k=top_k, session_id=session))
@@ -189,7 +249,7 @@ def improve(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Enrich a dataset: run the nine improve stages and print what each did."""
-    from engramdb.api.improve import improve as do_improve
+    from engramdb.facade import improve as do_improve
 
     _configure(data_dir)
     ref: str | UUID = dataset
@@ -232,7 +292,7 @@ def forget(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Delete everything, one dataset, or one ingested item."""
-    from engramdb.api.forget import forget as do_forget
+    from engramdb.facade import forget as do_forget
 
     _configure(data_dir)
     if everything and not yes and not typer.confirm("Delete every dataset you own?"):
@@ -256,7 +316,7 @@ def forget(
 @app.command()
 def datasets(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
     """List your datasets."""
-    from engramdb.api.datasets import list_datasets
+    from engramdb.facade import list_datasets
 
     _configure(data_dir)
     found = _run(list_datasets())

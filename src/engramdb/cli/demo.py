@@ -6,8 +6,7 @@ import time
 
 import typer
 
-from engramdb.api.recall import recall
-from engramdb.api.remember import remember
+from engramdb.facade import recall, remember
 from engramdb.models.results import ResponseGraphEntry
 
 __all__ = ["run_demo"]

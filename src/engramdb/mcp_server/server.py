@@ -90,7 +90,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         session_id: str | None = None,
     ) -> dict[str, Any]:
         """Store text in memory (a dataset), or as notes of a session when session_id is given."""
-        from engramdb.api.remember import remember as do_remember
+        from engramdb.facade import remember as do_remember
         from engramdb.server.uploads import refuse_server_paths
 
         async def run() -> dict[str, Any]:
@@ -107,7 +107,8 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
                 session_id=session_id,
                 user=user,
             )
-            return result.model_dump(mode="json")
+            dumped: dict[str, Any] = result.model_dump(mode="json")
+            return dumped
 
         return await _guard(run)
 
@@ -121,7 +122,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         session_id: str | None = None,
     ) -> dict[str, Any]:
         """Search memory; results best first. query_type pins a search type (e.g. CHUNKS)."""
-        from engramdb.api.recall import recall as do_recall
+        from engramdb.facade import recall as do_recall
 
         async def run() -> dict[str, Any]:
             user = await caller.user(ctx)
@@ -144,12 +145,13 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         session_ids: list[str] | None = None,
     ) -> dict[str, Any]:
         """Enrich a dataset (and bridge the given sessions into it)."""
-        from engramdb.api.improve import improve as do_improve
+        from engramdb.facade import improve as do_improve
 
         async def run() -> dict[str, Any]:
             user = await caller.user(ctx)
             result = await do_improve(dataset, session_ids=session_ids, user=user)
-            return result.model_dump(mode="json")
+            dumped: dict[str, Any] = result.model_dump(mode="json")
+            return dumped
 
         return await _guard(run)
 
@@ -161,7 +163,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         everything: bool = False,
     ) -> dict[str, Any]:
         """Delete one dataset (by name or id), one data item, or everything you own."""
-        from engramdb.api.forget import forget as do_forget
+        from engramdb.facade import forget as do_forget
 
         async def run() -> dict[str, Any]:
             user = await caller.user(ctx)
@@ -172,7 +174,8 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
                 except ValueError:
                     ref = dataset
             result = await do_forget(everything=everything, dataset=ref, data_id=data_id, user=user)
-            return result.model_dump(mode="json")
+            dumped: dict[str, Any] = result.model_dump(mode="json")
+            return dumped
 
         return await _guard(run)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
@@ -28,11 +27,18 @@ from pydantic import BaseModel, TypeAdapter
 from engramdb.errors import (
     EngramValidationError,
     FeatureNotAvailableError,
-    InvalidCodeQueryError,
 )
+from engramdb.models.requests import ForgetRequest, ImproveRequest, RecallRequest, RememberRequest
 from engramdb.remote.errors import RemoteUnavailableError, error_from_response
+from engramdb.verbs.spec import Verb
 
-__all__ = ["RemoteClient"]
+__all__ = ["HttpClient", "RemoteClient"]
+
+#: Local-only options the client encodes itself (the rest are refused in remote mode).
+_ENCODED: dict[str, tuple[str, ...]] = {
+    "recall": ("response_model", "system_prompt_path"),
+    "remember": ("chunker",),
+}
 
 _POLL_FIRST, _POLL_MAX = 0.05, 1.0
 _BUILTIN_CHUNKERS = ("TextChunker", "TextChunkerWithOverlap", "CsvChunker")
@@ -45,7 +51,7 @@ def _recall_adapter() -> TypeAdapter[list[Any]]:
     return TypeAdapter(list[RecallResponse])
 
 
-class RemoteClient:
+class HttpClient:
     """Talks to one engramdb server with one API key."""
 
     def __init__(self, url: str, api_key: str | None, *, timeout: float = 300.0) -> None:
@@ -107,8 +113,30 @@ class RemoteClient:
 
     # -- verbs -----------------------------------------------------------------------------
 
-    async def call(self, verb: str, args: dict[str, Any]) -> Any:
-        """Run ``verb`` with the local function's bound arguments."""
+    async def call(self, verb: Verb[Any, Any], request: Any) -> Any:
+        """Run ``verb`` with its validated request (the :class:`~engramdb.client.Client`
+        interface): the request's wire payload goes to the verb's route."""
+        if getattr(request, "user", None) is not None:
+            raise EngramValidationError(
+                f"{verb.name}(user=...) is not available in remote mode: the server runs every "
+                "call as the user of the API key given to serve(); drop user= or call disconnect()"
+            )
+        refused = [n for n in request.non_default_local() if n not in _ENCODED.get(verb.name, ())]
+        if refused:
+            raise EngramValidationError(
+                f"{verb.name}(): {', '.join(refused)} cannot be sent to a remote server (it "
+                "uses its own providers and reads no client objects); drop "
+                f"{'it' if len(refused) == 1 else 'them'}, or call disconnect() to run in-process"
+            )
+        handler = getattr(self, f"_{verb.name}")
+        return await handler(request)
+
+    async def close(self) -> None:
+        await self.aclose()
+
+    async def call_args(self, verb: str, args: dict[str, Any]) -> Any:
+        """Run ``verb`` with the local function's bound arguments (verbs without a request
+        model yet)."""
         if args.get("user") is not None:
             raise EngramValidationError(
                 f"{verb}(user=...) is not available in remote mode: the server runs every call "
@@ -122,38 +150,32 @@ class RemoteClient:
             )
         return await handler(args)
 
-    async def _remember(self, a: dict[str, Any]) -> Any:
+    async def _remember(self, req: RememberRequest) -> Any:
         from engramdb.models.results import RememberResult
 
-        data = a["data"]
+        data = req.data
         if isinstance(data, BaseModel):
             raise FeatureNotAvailableError(
                 "remembering a typed session entry is not available in remote mode yet"
             )
-        fields: dict[str, Any] = {
-            "dataset_name": a["dataset_name"],
-            "importance_weight": a["importance_weight"],
-            "session_id": a["session_id"],
-            "self_improvement": a["self_improvement"],
-            "run_in_background": a["run_in_background"],
-            "node_set": a["node_set"],
-            "chunker": _chunker_name(a["chunker"]),
-            "external_metadata": a["external_metadata"],
-        }
+        fields = req.wire_payload()
+        fields["chunker"] = _chunker_name(req.chunker)
+        dataset = req.dataset_name
+        if isinstance(dataset, UUID):
+            fields.pop("dataset_name")
+            fields["dataset_id"] = str(dataset)
+        fields = {k: v for k, v in fields.items() if v is not None and k != "data"}
         texts, files = _split_inputs(data)
         if files:
-            form: dict[str, Any] = {
-                k: _form_value(v) for k, v in fields.items() if v is not None and k != "node_set"
-            }
+            form: dict[str, Any] = {k: _form_value(v) for k, v in fields.items() if k != "node_set"}
             parts: list[tuple[str, Any]] = [("texts", (None, t.encode("utf-8"))) for t in texts]
-            parts += [("node_set", (None, tag.encode("utf-8"))) for tag in fields["node_set"] or []]
+            parts += [("node_set", (None, tag.encode("utf-8"))) for tag in req.node_set or []]
             for name, path in files:
                 parts.append(("files", (name, path.read_bytes())))
             body = await self.request("POST", "/api/v1/remember", data=form, files=parts)
         else:
-            payload = {k: v for k, v in fields.items() if v is not None}
-            payload["data"] = data if isinstance(data, str) else list(texts)
-            body = await self.request("POST", "/api/v1/remember", json=payload)
+            fields["data"] = data if isinstance(data, str) else list(texts)
+            body = await self.request("POST", "/api/v1/remember", json=fields)
         result = RememberResult.model_validate(body)
         if result.status == "running" and result.run_id is not None:
             result._task = asyncio.get_running_loop().create_task(
@@ -187,25 +209,10 @@ class RemoteClient:
             await asyncio.sleep(delay)
             delay = min(delay * 2, _POLL_MAX)
 
-    async def _recall(self, a: dict[str, Any]) -> list[Any]:
-        for option in ("llm_config", "embedding_config"):
-            if a.get(option):
-                raise EngramValidationError(
-                    f"{option} is not sent to a remote server (it uses its own providers); "
-                    "drop it, or call disconnect() to recall in-process"
-                )
-        scope = a["scope"]
-        scopes = [scope] if isinstance(scope, str) else list(scope or [])
-        if "tools" in scopes or "code" in scopes:
-            raise FeatureNotAvailableError(
-                "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
-            )
-        if a["code_query"] is not None:
-            raise InvalidCodeQueryError(
-                "code_query is only valid when scope includes 'code', e.g. scope=['graph', 'code']"
-            )
-        config = dict(a["retriever_specific_config"] or {})
-        model = a["response_model"]
+    async def _recall(self, req: RecallRequest) -> list[Any]:
+        payload = req.wire_payload()
+        config = dict(req.retriever_specific_config or {})
+        model = req.response_model
         config_model = config.pop("response_model", None)
         if model is not None and config_model is not None and config_model is not model:
             raise EngramValidationError(
@@ -215,66 +222,27 @@ class RemoteClient:
         model = model or config_model
         if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise EngramValidationError("response_model must be a pydantic BaseModel subclass")
-        system_prompt = a["system_prompt"]
-        if system_prompt is None and a["system_prompt_path"] is not None:
+        payload["retriever_specific_config"] = config or None
+        payload["response_schema"] = None if model is None else model.model_json_schema()
+        if req.system_prompt is None and req.system_prompt_path is not None:
             try:
-                system_prompt = Path(a["system_prompt_path"]).read_text(encoding="utf-8")
+                text = Path(req.system_prompt_path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise EngramValidationError(
-                    f"cannot read system_prompt_path {a['system_prompt_path']!r}: {exc}"
+                    f"cannot read system_prompt_path {req.system_prompt_path!r}: {exc}"
                 ) from exc
-        query_type = a["query_type"]
-        payload: dict[str, Any] = {
-            "query_text": a["query_text"],
-            "query_type": getattr(query_type, "value", query_type),
-            "datasets": a["datasets"],
-            "dataset_ids": None if a["dataset_ids"] is None else [str(d) for d in a["dataset_ids"]],
-            "top_k": a["top_k"],
-            "auto_route": a["auto_route"],
-            "scope": a["scope"],
-            "system_prompt": system_prompt,
-            "node_name": a["node_name"],
-            "node_name_filter_operator": a["node_name_filter_operator"],
-            "only_context": a["only_context"],
-            "session_id": a["session_id"],
-            "context_profile": a["context_profile"],
-            "wide_search_top_k": a["wide_search_top_k"],
-            "triplet_distance_penalty": a["triplet_distance_penalty"],
-            "feedback_influence": a["feedback_influence"],
-            "verbose": a["verbose"],
-            "retriever_specific_config": config or None,
-            "response_schema": None if model is None else model.model_json_schema(),
-            "include_references": a["include_references"],
-        }
+            payload["system_prompt"] = text
         body = await self.request("POST", "/api/v1/recall", json=_json_ready(payload))
         return _recall_adapter().validate_python(body)
 
-    async def _improve(self, a: dict[str, Any]) -> Any:
+    async def _improve(self, req: ImproveRequest) -> Any:
         from engramdb.improvement.result import ImproveResult
 
-        deprecated = a.get("deprecated") or {}
-        if a["node_name"] is not None or any(v not in (None, []) for v in deprecated.values()):
-            warnings.warn(
-                "node_name and the custom-task arguments are deprecated and ignored",
-                FutureWarning,
-                stacklevel=4,
-            )
-        dataset = a["dataset"]
-        payload: dict[str, Any] = {
-            "run_in_background": a["run_in_background"],
-            "session_ids": None if a["session_ids"] is None else list(a["session_ids"]),
-            "build_truth_subspace": a["build_truth_subspace"],
-            "review_conflicts": a["review_conflicts"],
-            "feedback_alpha": a["feedback_alpha"],
-        }
+        payload = _dataset_ref(req.wire_payload(), "dataset", req.dataset)
         # improve.md: against a remote server only True is forwarded; False is dropped and the
         # server's own IMPROVE_GLOBAL_CONTEXT_INDEX applies.
-        if a["build_global_context_index"] is True:
-            payload["build_global_context_index"] = True
-        if isinstance(dataset, UUID):
-            payload["dataset_id"] = str(dataset)
-        else:
-            payload["dataset"] = dataset
+        if req.build_global_context_index is not True:
+            payload.pop("build_global_context_index", None)
         body = await self.request("POST", "/api/v1/improve", json=_json_ready(payload))
         run_id = body.pop("run_id", None)
         result = ImproveResult.model_validate(body)
@@ -292,21 +260,14 @@ class RemoteClient:
         result.status = final.status
         return result
 
-    async def _forget(self, a: dict[str, Any]) -> Any:
+    async def _forget(self, req: ForgetRequest) -> Any:
         from engramdb.models.results import ForgetResult
 
-        dataset = a["dataset"]
-        payload: dict[str, Any] = {"everything": bool(a["everything"])}
-        if isinstance(dataset, UUID):
-            payload["dataset_id"] = str(dataset)
-        elif dataset is not None:
-            payload["dataset"] = dataset
-        if a["data_id"] is not None:
-            payload["data_id"] = str(a["data_id"])
-        body = await self.request("POST", "/api/v1/forget", json=payload)
+        payload = _dataset_ref(req.wire_payload(), "dataset", req.dataset)
+        body = await self.request("POST", "/api/v1/forget", json=_json_ready(payload))
         return ForgetResult.model_validate(body)
 
-    async def _list_datasets(self, _a: dict[str, Any]) -> list[Any]:
+    async def _list_datasets(self, _req: object = None) -> list[Any]:
         from engramdb.models.records import Dataset
 
         body = await self.request("GET", "/api/v1/datasets")
@@ -536,7 +497,7 @@ class RemoteClient:
             return {}
         if dataset_ids is None and datasets is not None and not datasets:
             return {}
-        listed = await self._list_datasets({})
+        listed = await self._list_datasets()
         if dataset_ids is not None:
             by_id = {d.id: d.name for d in listed}
             wanted = [UUID(str(d)) for d in dict.fromkeys(dataset_ids)]
@@ -547,6 +508,14 @@ class RemoteClient:
                 by_name.setdefault(listed_one.name, listed_one.id)
             return {by_name[n]: n for n in dict.fromkeys(datasets) if n in by_name}
         return {d.id: d.name for d in listed}
+
+
+def _dataset_ref(payload: dict[str, Any], key: str, ref: object) -> dict[str, Any]:
+    """A dataset given by UUID travels as ``<key>_id`` (a name as ``<key>``)."""
+    if isinstance(ref, UUID):
+        payload.pop(key, None)
+        payload[f"{key}_id"] = str(ref)
+    return payload
 
 
 def _segment(value: object) -> str:
@@ -614,3 +583,7 @@ def _json_ready(payload: dict[str, Any]) -> dict[str, Any]:
             f"an argument cannot be sent to the server as JSON: {exc}"
         ) from exc
     return ready
+
+
+#: The old name of :class:`HttpClient`.
+RemoteClient = HttpClient

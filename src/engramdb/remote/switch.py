@@ -17,22 +17,26 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 if TYPE_CHECKING:
+    from engramdb.client import Client
     from engramdb.remote.client import RemoteClient
 
-__all__ = ["REMOTE_VERBS", "current_client", "set_client", "switchable", "wrap_public"]
+__all__ = [
+    "REMOTE_VERBS",
+    "active_client",
+    "current_client",
+    "set_client",
+    "switchable",
+    "wrap_public",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: Public names that switch to the server in remote mode. Verbs without a route raise
+#: Public names without a request model yet that switch to the server in remote mode (the verbs
+#: of :mod:`engramdb.verbs` go through :func:`active_client`). Verbs without a route raise
 #: FeatureNotAvailableError in remote mode instead of silently writing to local data.
 REMOTE_VERBS = frozenset(
     {
-        "remember",
-        "recall",
-        "improve",
-        "forget",
-        "list_datasets",
         "list_conflicts",
         "resolve_conflict",
         "load_skill",
@@ -76,6 +80,18 @@ def current_client() -> RemoteClient | None:
     return _remote.client
 
 
+def active_client() -> Client:
+    """The client the module-level verbs use: the connected server's, else a local client over
+    the default engine of the current settings."""
+    remote = _remote.client
+    if remote is not None:
+        return remote
+    from engramdb.client import LocalClient
+    from engramdb.engine import get_engine
+
+    return LocalClient(get_engine())
+
+
 def set_client(client: RemoteClient | None) -> RemoteClient | None:
     """Install ``client`` (None: back to in-process); returns the previous one."""
     with _remote.lock:
@@ -94,8 +110,9 @@ def switchable(name: str, local: Callable[P, Awaitable[R]]) -> Callable[P, Corou
             return await local(*args, **kwargs)
         bound = signature.bind(*args, **kwargs)  # TypeError for unknown keywords, as locally
         bound.apply_defaults()
-        return cast(R, await client.call(name, dict(bound.arguments)))
+        return cast(R, await client.call_args(name, dict(bound.arguments)))
 
+    verb.__signature__ = signature  # type: ignore[attr-defined]
     verb.__engramdb_switchable__ = True  # type: ignore[attr-defined]
     return verb
 

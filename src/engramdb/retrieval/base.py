@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from engramdb.personalization.lookup import PreferenceView
     from engramdb.providers.embedding.base import Embedder
     from engramdb.providers.llm.base import LLM
+    from engramdb.retrieval.registry import Retrievers
+    from engramdb.retrieval.warmup import WarmupCache
     from engramdb.settings import Settings
     from engramdb.storage.base import Store
 
@@ -68,6 +70,17 @@ class RetrievalContext:
     settings: Settings
     datasets: list[Dataset]
     user: User
+    #: The engine's retriever instances and warm-up verdicts (fresh ones when None).
+    retrievers: Retrievers | None = None
+    warmup: WarmupCache | None = None
+
+    def retriever(self, search_type: SearchType) -> Retriever:
+        """The retriever of ``search_type`` (the engine's instance when there is one)."""
+        if self.retrievers is None:
+            from engramdb.retrieval.registry import retriever_for
+
+            return retriever_for(search_type)
+        return self.retrievers.get(search_type)
 
     @property
     def dataset_ids(self) -> list[Any]:

@@ -11,17 +11,13 @@ from engramdb.errors import FeatureNotAvailableError
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
-from engramdb.retrieval.registry import retriever_for
 from engramdb.retrieval.router import RouteDecision, should_retry_as_hybrid
 from engramdb.retrieval.skill_gate import should_run_skill_gate, skill_gate_fires
 from engramdb.retrieval.warmup import WarmupCache, check_warmup
 
-__all__ = ["WARMUP_CACHE", "run_graph_lane"]
+__all__ = ["run_graph_lane"]
 
 logger = logging.getLogger(__name__)
-
-#: Warm verdicts of this process (cold ones are never cached).
-WARMUP_CACHE = WarmupCache()
 
 #: How many skills the gate appends at most.
 _GATE_SKILLS = 3
@@ -42,7 +38,7 @@ async def run_graph_lane(
             ctx.store,
             ctx.dataset_ids,
             threshold=settings.recall_warmup_threshold,
-            cache=WARMUP_CACHE,
+            cache=ctx.warmup if ctx.warmup is not None else WarmupCache(),
         )
         if marker is not None:
             return [marker] if lanes == ["graph"] else []
@@ -72,7 +68,7 @@ async def _retrieve_with_retry(
     ctx: RetrievalContext, opts: RecallOptions, decision: RouteDecision
 ) -> list[RecallResponse]:
     try:
-        results = await retriever_for(opts.search_type).retrieve(ctx, opts)
+        results = await ctx.retriever(opts.search_type).retrieve(ctx, opts)
     except FeatureNotAvailableError:
         if not should_retry_as_hybrid(decision, rejected=True, result_count=0):
             raise
@@ -84,14 +80,14 @@ async def _retrieve_with_retry(
 
 async def _as_hybrid(ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
     hybrid = dataclasses.replace(opts, search_type=SearchType.HYBRID_COMPLETION)
-    return await retriever_for(SearchType.HYBRID_COMPLETION).retrieve(ctx, hybrid)
+    return await ctx.retriever(SearchType.HYBRID_COMPLETION).retrieve(ctx, hybrid)
 
 
 async def _skills(ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
     """Matching skills for a procedural query; any failure contributes nothing (fail-safe)."""
     try:
         skill_opts = dataclasses.replace(opts, search_type=SearchType.SKILLS, top_k=_GATE_SKILLS)
-        return await retriever_for(SearchType.SKILLS).retrieve(ctx, skill_opts)
+        return await ctx.retriever(SearchType.SKILLS).retrieve(ctx, skill_opts)
     except Exception:  # additive and fail-safe by contract: never fails the recall
         logger.debug("skill gate lookup failed; contributing nothing", exc_info=True)
         return []

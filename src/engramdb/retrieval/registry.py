@@ -9,7 +9,7 @@ from engramdb.errors import FeatureNotAvailableError
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import Retriever
 
-__all__ = ["retriever_for"]
+__all__ = ["Retrievers", "retriever_for"]
 
 _CHUNKS = "engramdb.retrieval.retrievers.chunks"
 _GRAPH = "engramdb.retrieval.retrievers.graph_completion"
@@ -37,23 +37,35 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.AGENTIC_COMPLETION: ("engramdb.retrieval.retrievers.agentic", "AgenticRetriever"),
 }
 
-_instances: dict[SearchType, Retriever] = {}
-_lock = threading.Lock()
+
+class Retrievers:
+    """The retriever instances of one engine, built on first use of each search type."""
+
+    def __init__(self) -> None:
+        self._instances: dict[SearchType, Retriever] = {}
+        self._lock = threading.Lock()
+
+    def get(self, search_type: SearchType) -> Retriever:
+        """The retriever of ``search_type``; FeatureNotAvailableError names types not built."""
+        with self._lock:
+            found = self._instances.get(search_type)
+            if found is None:
+                found = self._instances[search_type] = _build(search_type)
+            return found
 
 
 def retriever_for(search_type: SearchType) -> Retriever:
-    """The retriever of ``search_type``; FeatureNotAvailableError names types not built yet."""
-    with _lock:
-        found = _instances.get(search_type)
-        if found is not None:
-            return found
-        entry = _REGISTRY.get(search_type)
-        if entry is None:
-            available = ", ".join(t.value for t in _REGISTRY)
-            raise FeatureNotAvailableError(
-                f"search type {search_type.value} is not available yet; available: {available}"
-            )
-        module, name = entry
-        retriever: Retriever = getattr(importlib.import_module(module), name)()
-        _instances[search_type] = retriever
-        return retriever
+    """A new retriever of ``search_type`` (engines keep theirs in :class:`Retrievers`)."""
+    return _build(search_type)
+
+
+def _build(search_type: SearchType) -> Retriever:
+    entry = _REGISTRY.get(search_type)
+    if entry is None:
+        available = ", ".join(t.value for t in _REGISTRY)
+        raise FeatureNotAvailableError(
+            f"search type {search_type.value} is not available yet; available: {available}"
+        )
+    module, name = entry
+    retriever: Retriever = getattr(importlib.import_module(module), name)()
+    return retriever

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from engramdb.engine import Engine
     from engramdb.server.limits import Limits
 
 __all__ = ["create_app", "run"]
 
 
-def create_app(*, limits: Limits | None = None) -> FastAPI:
-    """The REST application (see :func:`engramdb.server.app.create_app`)."""
+def create_app(engine: Engine | None = None, *, limits: Limits | None = None) -> FastAPI:
+    """The REST application serving ``engine`` (see :func:`engramdb.server.app.create_app`)."""
     try:
         from engramdb.server.app import create_app as build
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
@@ -25,7 +26,7 @@ def create_app(*, limits: Limits | None = None) -> FastAPI:
         raise FeatureNotAvailableError(
             "the engramdb server needs FastAPI and uvicorn: pip install 'engramdb[server]'"
         ) from exc
-    return build(limits=limits)
+    return build(engine, limits=limits)
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info") -> None:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from engramdb.server.bodies import components
 from engramdb.server.limits import BodyLimitMiddleware, Limits
 from engramdb.server.problems import install_problem_handlers
 from engramdb.server.runs import RunRegistry
-from engramdb.server.schemas import HealthOut, Problem, RememberRequest
+from engramdb.server.schemas import HealthOut, Problem
+
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
 
 __all__ = ["create_app"]
 
@@ -26,10 +30,11 @@ _ERRORS = {
 }
 
 
-def create_app(*, limits: Limits | None = None) -> FastAPI:
+def create_app(engine: Engine | None = None, *, limits: Limits | None = None) -> FastAPI:
     """A new engramdb REST application (``uvicorn`` serves it; see :func:`engramdb.server.run`).
 
-    It serves the engine of the current settings (``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``).
+    It serves ``engine`` and closes it when the application shuts down; without one, the
+    default engine of the current settings (``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``).
     """
     from engramdb import __version__
     from engramdb.server import routes_admin, routes_data, routes_memory
@@ -43,6 +48,8 @@ def create_app(*, limits: Limits | None = None) -> FastAPI:
             yield
         finally:
             await runs.shutdown()
+            if engine is not None:
+                await engine.close()
 
     app = FastAPI(
         title="engramdb",
@@ -56,6 +63,7 @@ def create_app(*, limits: Limits | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.runs = runs
+    app.state.engine = engine
     install_problem_handlers(app)
     ref = {"$ref": "#/components/schemas/Problem"}
     problem = {"content": {"application/problem+json": {"schema": ref}}}
@@ -90,9 +98,7 @@ def _openapi_builder(app: FastAPI) -> Any:
             routes=app.routes,
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
-        remember = RememberRequest.model_json_schema(ref_template="#/components/schemas/{model}")
-        schemas.update(remember.pop("$defs", {}))
-        schemas["RememberRequest"] = remember
+        schemas.update(components())
         schemas["RememberUpload"] = REMEMBER_UPLOAD_SCHEMA
         schemas["Problem"] = Problem.model_json_schema()
         app.openapi_schema = document

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Query, Response, status
 
 from engramdb.api.graph import GraphSnapshot
 from engramdb.api.skills import Skill, SkillRecord
-from engramdb.engine import get_engine
 from engramdb.errors import NotFoundError
 from engramdb.improvement.conflicts import FactConflict
 from engramdb.models.access import Grant, Permission
@@ -18,6 +17,7 @@ from engramdb.models.records import Dataset, Node
 from engramdb.models.results import ResponseAgentTraceEntry, ResponseQAEntry
 from engramdb.models.sessions import SessionRecord
 from engramdb.server.auth import CurrentUser
+from engramdb.server.bodies import EngineDep
 from engramdb.server.schemas import (
     DatasetCreate,
     FeedbackRequest,
@@ -30,6 +30,7 @@ from engramdb.server.schemas import (
     TraceRequest,
 )
 from engramdb.validation import validate_dataset_name
+from engramdb.verbs import VERBS
 
 __all__ = ["router"]
 
@@ -37,11 +38,11 @@ router = APIRouter(prefix="/api/v1")
 
 
 @router.get("/datasets", response_model=list[Dataset], tags=["datasets"])
-async def list_datasets_route(user: CurrentUser) -> list[Dataset]:
-    """The datasets you own."""
-    from engramdb.api.datasets import list_datasets
-
-    return await list_datasets(user=user)
+async def list_datasets_route(user: CurrentUser, engine: EngineDep) -> list[Dataset]:
+    """The datasets you own, then those shared with you."""
+    verb = VERBS["list_datasets"]
+    found: list[Dataset] = await verb.handler(engine, verb.build({"user": user}))
+    return found
 
 
 @router.post(
@@ -50,10 +51,11 @@ async def list_datasets_route(user: CurrentUser) -> list[Dataset]:
     status_code=status.HTTP_201_CREATED,
     tags=["datasets"],
 )
-async def create_dataset_route(body: DatasetCreate, user: CurrentUser) -> Dataset:
+async def create_dataset_route(
+    body: DatasetCreate, user: CurrentUser, engine: EngineDep
+) -> Dataset:
     """Create a dataset of yours (names are yours alone; an existing one is returned)."""
     name = validate_dataset_name(body.name)
-    engine = get_engine()
     owner = await engine.resolve_user(user)
     return await engine.store.get_or_create_dataset(owner.id, name)
 
@@ -64,11 +66,10 @@ async def create_dataset_route(body: DatasetCreate, user: CurrentUser) -> Datase
     response_class=Response,
     tags=["datasets"],
 )
-async def delete_dataset_route(dataset_id: UUID, user: CurrentUser) -> Response:
+async def delete_dataset_route(dataset_id: UUID, user: CurrentUser, engine: EngineDep) -> Response:
     """Delete a dataset with everything in it (``forget(dataset=<id>)``)."""
-    from engramdb.api.forget import forget
-
-    await forget(dataset=dataset_id, user=user)
+    verb = VERBS["forget"]
+    await verb.handler(engine, verb.build({"dataset": dataset_id, "user": user}))
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -12,30 +12,28 @@ from uuid import UUID
 
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from starlette.datastructures import UploadFile
 
-from engramdb.engine import get_engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.result import ImproveResult
 from engramdb.ingest import chunkers
 from engramdb.ingest.types import Chunker
 from engramdb.models.results import ForgetResult, RecallResponse, RememberResult
 from engramdb.server.auth import CurrentUser
+from engramdb.server.bodies import EngineDep, body_spec, parse_body, read_body, to_request
 from engramdb.server.runs import RunRegistry, RunStatusOut
-from engramdb.server.schemas import (
-    ForgetRequest,
-    ImproveRequest,
-    RecallRequest,
-    RememberRequest,
-)
 from engramdb.server.uploads import UploadDir, refuse_server_paths
+from engramdb.verbs import VERBS
 
 __all__ = ["REMEMBER_BODY", "router"]
 
 router = APIRouter(prefix="/api/v1", tags=["memory"])
 
 _RECALL_LIST: TypeAdapter[list[RecallResponse]] = TypeAdapter(list[RecallResponse])
+_REMEMBER, _RECALL, _IMPROVE, _FORGET = (
+    VERBS[name] for name in ("remember", "recall", "improve", "forget")
+)
 _MAX_FILES = 100
 
 #: The two bodies ``POST /api/v1/remember`` accepts (documented by hand: FastAPI cannot declare
@@ -105,18 +103,7 @@ def _chunker(name: str | None) -> type[Chunker] | None:
     return found
 
 
-def _json(model: type[RememberRequest], raw: bytes) -> RememberRequest:
-    try:
-        return model.model_validate_json(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise EngramValidationError(
-            f"invalid request: {where}: {first.get('msg', '')}" if where else "invalid request"
-        ) from exc
-
-
-async def _form_request(request: Request) -> tuple[RememberRequest, list[UploadFile]]:
+async def _form_request(request: Request) -> tuple[Any, list[UploadFile]]:
     """The multipart form as a RememberRequest (``data`` holds its texts) and its files."""
     try:
         form = await request.form(max_files=_MAX_FILES, max_fields=200)
@@ -153,7 +140,7 @@ async def _form_request(request: Request) -> tuple[RememberRequest, list[UploadF
     unknown = set(form.keys()) - set(REMEMBER_UPLOAD_SCHEMA["properties"])
     if unknown:
         raise EngramValidationError(f"unknown form field(s): {', '.join(sorted(unknown))}")
-    return _json(RememberRequest, json.dumps(fields).encode()), uploads
+    return parse_body(_REMEMBER, json.dumps(fields)), uploads
 
 
 @router.post(
@@ -163,18 +150,19 @@ async def _form_request(request: Request) -> tuple[RememberRequest, list[UploadF
     openapi_extra=REMEMBER_BODY,
     responses={202: {"model": RememberResult, "description": "started in the background"}},
 )
-async def remember_route(request: Request, user: CurrentUser, response: Response) -> Any:
+async def remember_route(
+    request: Request, user: CurrentUser, response: Response, engine: EngineDep
+) -> Any:
     """``remember()``: a JSON body carries texts, a multipart body carries files. With
     ``run_in_background`` the answer is 202 with ``run_id``; poll ``GET /api/v1/runs/{run_id}``."""
-    from engramdb.api.remember import remember
-
     ctype = request.headers.get("content-type", "").lower()
-    settings = get_engine().settings
+    settings = engine.settings
     uploads: list[UploadFile] = []
+    body: Any
     if ctype.startswith("multipart/form-data"):
         body, uploads = await _form_request(request)
     elif ctype.startswith("application/json"):
-        body = _json(RememberRequest, await request.body())
+        body = await read_body(request, _REMEMBER)
     else:
         raise EngramValidationError(
             "send remember as application/json (texts) or multipart/form-data (files)"
@@ -194,18 +182,8 @@ async def remember_route(request: Request, user: CurrentUser, response: Response
             upload_dir.remove()
             raise
     try:
-        result = await remember(
-            data,
-            body.dataset_name,
-            importance_weight=body.importance_weight,
-            session_id=body.session_id,
-            self_improvement=body.self_improvement,
-            run_in_background=body.run_in_background,
-            node_set=body.node_set,
-            chunker=_chunker(body.chunker),
-            external_metadata=body.external_metadata,
-            user=user,
-        )
+        call = to_request(_REMEMBER, body, user, data=data, chunker=_chunker(body.chunker))
+        result = await _REMEMBER.handler(engine, call)
     except BaseException:
         if upload_dir is not None:
             upload_dir.remove()
@@ -226,12 +204,17 @@ async def remember_route(request: Request, user: CurrentUser, response: Response
     return result.model_copy(update={"run_id": run.run_id})
 
 
-@router.post("/recall", response_model=list[RecallResponse], summary="Query memory")
-async def recall_route(body: RecallRequest, user: CurrentUser) -> Response:
+@router.post(
+    "/recall",
+    response_model=list[RecallResponse],
+    summary="Query memory",
+    openapi_extra=body_spec("recall"),
+)
+async def recall_route(request: Request, user: CurrentUser, engine: EngineDep) -> Response:
     """``recall()``. ``response_schema`` (a JSON schema) replaces the SDK's ``response_model``."""
-    from engramdb.api.recall import recall
     from engramdb.server.response_schema import model_from_schema
 
+    body: Any = await read_body(request, _RECALL)
     config = dict(body.retriever_specific_config or {})
     if "response_model" in config:
         raise EngramValidationError(
@@ -239,29 +222,8 @@ async def recall_route(body: RecallRequest, user: CurrentUser) -> Response:
             "schema as response_schema"
         )
     model = model_from_schema(body.response_schema) if body.response_schema is not None else None
-    results = await recall(
-        body.query_text,
-        body.query_type,
-        datasets=body.datasets,
-        dataset_ids=body.dataset_ids,
-        top_k=body.top_k,
-        auto_route=body.auto_route,
-        scope=body.scope if not isinstance(body.scope, list) else [str(x) for x in body.scope],
-        system_prompt=body.system_prompt,
-        node_name=body.node_name,
-        node_name_filter_operator=body.node_name_filter_operator,
-        only_context=body.only_context,
-        session_id=body.session_id,
-        context_profile=body.context_profile,
-        wide_search_top_k=body.wide_search_top_k,
-        triplet_distance_penalty=body.triplet_distance_penalty,
-        feedback_influence=body.feedback_influence,
-        verbose=body.verbose,
-        retriever_specific_config=config or None,
-        response_model=model,
-        include_references=body.include_references,
-        user=user,
-    )
+    call = to_request(_RECALL, body, user, response_model=model)
+    results = await _RECALL.handler(engine, call)
     # Serialised directly (validated types already): no second validation pass per request.
     return Response(_RECALL_LIST.dump_json(results), media_type="application/json")
 
@@ -270,22 +232,13 @@ async def recall_route(body: RecallRequest, user: CurrentUser) -> Response:
     "/improve",
     response_model=ImproveResult,
     summary="Enrich a dataset (the nine improve stages)",
+    openapi_extra=body_spec("improve"),
     responses={202: {"model": ImproveResult, "description": "started in the background"}},
 )
-async def improve_route(body: ImproveRequest, user: CurrentUser, request: Request) -> Any:
+async def improve_route(request: Request, user: CurrentUser, engine: EngineDep) -> Any:
     """``improve()``. With ``run_in_background`` the answer is 202 and carries ``run_id``."""
-    from engramdb.api.improve import improve
-
-    result = await improve(
-        body.dataset_id if body.dataset_id is not None else body.dataset,
-        run_in_background=body.run_in_background,
-        session_ids=body.session_ids,
-        build_global_context_index=body.build_global_context_index,
-        build_truth_subspace=body.build_truth_subspace,
-        review_conflicts=body.review_conflicts,
-        feedback_alpha=body.feedback_alpha,
-        user=user,
-    )
+    body = await read_body(request, _IMPROVE)
+    result = await _IMPROVE.handler(engine, to_request(_IMPROVE, body, user))
     task = result._task
     if task is None:
         return result
@@ -295,17 +248,17 @@ async def improve_route(body: ImproveRequest, user: CurrentUser, request: Reques
     return JSONResponse(document, status_code=status.HTTP_202_ACCEPTED)
 
 
-@router.post("/forget", response_model=ForgetResult, summary="Delete what is named")
-async def forget_route(body: ForgetRequest, user: CurrentUser) -> ForgetResult:
+@router.post(
+    "/forget",
+    response_model=ForgetResult,
+    summary="Delete what is named",
+    openapi_extra=body_spec("forget"),
+)
+async def forget_route(request: Request, user: CurrentUser, engine: EngineDep) -> ForgetResult:
     """``forget()``: everything, one dataset (by name or id) or one data item."""
-    from engramdb.api.forget import forget
-
-    if body.dataset is not None and body.dataset_id is not None:
-        raise EngramValidationError("pass dataset (a name) or dataset_id, not both")
-    dataset: str | UUID | None = body.dataset_id if body.dataset_id is not None else body.dataset
-    return await forget(
-        everything=body.everything, dataset=dataset, data_id=body.data_id, user=user
-    )
+    body = await read_body(request, _FORGET)
+    result: ForgetResult = await _FORGET.handler(engine, to_request(_FORGET, body, user))
+    return result
 
 
 @router.get("/runs/{run_id}", response_model=RunStatusOut, summary="Status of a background run")

@@ -1,0 +1,197 @@
+"""The request model of each memory verb: the ONE place its options are declared.
+
+The SDK function (``engramdb.recall``), the :class:`~engramdb.Engine` method, the REST body,
+the MCP tool schema and the remote client's payload are all derived from these models (see
+:mod:`engramdb.verbs`). Adding an option to a verb means adding a field here and using it in
+the verb's handler.
+
+Numbers and flags are strict (``"5"`` is not 5, ``"yes"`` is not True); checks that need the
+settings (the query length limit) or the store (dataset names) stay in the handlers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, Field, SkipValidation, field_validator
+
+from engramdb.models.records import User
+from engramdb.models.search_type import SearchType
+from engramdb.models.verb_request import LOCAL, VerbRequest
+
+__all__ = [
+    "DEPRECATED_IMPROVE_OPTIONS",
+    "ForgetRequest",
+    "ImproveRequest",
+    "ListDatasetsRequest",
+    "RecallRequest",
+    "RememberRequest",
+]
+
+MAX_TOP_K = 10_000
+MAX_ITEMS = 1000
+Strict = Field(strict=True)
+
+#: The caller, when it is not the default user. In-process only: over HTTP the API key decides.
+UserOption = Annotated[
+    User | None,
+    Field(description="Run as this user (in-process only).", json_schema_extra=LOCAL),
+]
+SessionId = Annotated[str | None, Field(min_length=1, max_length=256)]
+DatasetRef = Annotated[
+    str | UUID,
+    Field(description="A dataset of yours by name, or any dataset you may use by its UUID."),
+]
+
+
+class RememberRequest(VerbRequest):
+    """``remember()``: ingest texts, files or directories into a dataset."""
+
+    positional: ClassVar[tuple[str, ...]] = ("data", "dataset_name")
+
+    # What to remember is checked by the input loader (texts, paths, typed session entries).
+    data: SkipValidation[Any] = Field(
+        description="A text or a list of texts (files and directories in-process only)."
+    )
+    dataset_name: DatasetRef = "main_dataset"
+    importance_weight: Annotated[float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)] = (
+        0.5
+    )
+    session_id: SessionId = None
+    self_improvement: Annotated[bool, Strict] = True
+    run_in_background: Annotated[bool, Strict] = False
+    node_set: Annotated[list[str] | None, Field(max_length=100)] = None
+    #: A chunker class or instance; over HTTP one of the built-in chunkers by name.
+    chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
+    external_metadata: dict[str, Any] | None = None
+    user: UserOption = None
+
+
+class RecallRequest(VerbRequest):
+    """``recall()``: retrieve (and answer) from memory and from the session."""
+
+    positional: ClassVar[tuple[str, ...]] = ("query_text", "query_type")
+
+    query_text: Annotated[str, Field(strict=True)]
+    query_type: SearchType | None = None
+    datasets: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
+    dataset_ids: Annotated[list[UUID] | None, Field(max_length=MAX_ITEMS)] = None
+    top_k: Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)] = 15
+    auto_route: Annotated[bool, Strict] = True
+    scope: str | list[str] | None = None
+    system_prompt: str | None = None
+    #: A prompt file, read where the call is made.
+    system_prompt_path: str | None = Field(default=None, json_schema_extra=LOCAL)
+    node_name: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
+    node_name_filter_operator: Literal["OR", "AND"] = "OR"
+    only_context: Annotated[bool, Strict] = False
+    session_id: SessionId = None
+    context_profile: Literal["qa", "agent"] = "qa"
+    wide_search_top_k: Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)] = None
+    triplet_distance_penalty: Annotated[
+        float | None, Field(strict=True, ge=0.0, allow_inf_nan=False)
+    ] = None
+    feedback_influence: Annotated[
+        float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)
+    ] = 0.0
+    verbose: Annotated[bool, Strict] = False
+    retriever_specific_config: dict[str, Any] | None = None
+    code_query: dict[str, Any] | None = None
+    #: A pydantic model the answer must follow; over HTTP it travels as its JSON schema.
+    response_model: SkipValidation[type[BaseModel] | None] = Field(
+        default=None, json_schema_extra=LOCAL
+    )
+    include_references: Annotated[bool, Strict] = False
+    user: UserOption = None
+    llm_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
+    embedding_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
+
+    @field_validator("query_type", mode="before")
+    @classmethod
+    def _search_type_name(cls, value: object) -> object:
+        """``"chunks"`` and ``"CHUNKS"`` both name SearchType.CHUNKS."""
+        if isinstance(value, str) and not isinstance(value, SearchType):
+            try:
+                return SearchType(value.upper())
+            except ValueError:
+                valid = ", ".join(t.value for t in SearchType)
+                raise ValueError(
+                    f"unknown query_type {value!r}; valid types are: {valid}"
+                ) from None
+        return value
+
+    @field_validator("response_model", mode="before")
+    @classmethod
+    def _pydantic_class(cls, value: object) -> object:
+        if value is not None and not (isinstance(value, type) and issubclass(value, BaseModel)):
+            raise ValueError("response_model must be a pydantic BaseModel subclass")
+        return value
+
+
+#: Keyword arguments of the reference's improve() that only scoped custom tasks: accepted,
+#: warned about (FutureWarning) and ignored.
+DEPRECATED_IMPROVE_OPTIONS = (
+    "node_name",
+    "extraction_tasks",
+    "enrichment_tasks",
+    "data",
+    "node_type",
+    "vector_db_config",
+    "graph_db_config",
+)
+_DEPRECATED: dict[str, Any] = {**LOCAL, "engramdb_deprecated": True}
+
+
+class ImproveRequest(VerbRequest):
+    """``improve()``: enrich a dataset's graph and bridge session memory into it."""
+
+    positional: ClassVar[tuple[str, ...]] = ("dataset",)
+
+    dataset: DatasetRef = "main_dataset"
+    run_in_background: Annotated[bool, Strict] = False
+    node_name: SkipValidation[list[str] | None] = Field(default=None, json_schema_extra=_DEPRECATED)
+    session_ids: Annotated[Sequence[str] | None, Field(max_length=MAX_ITEMS)] = None
+    build_global_context_index: Annotated[bool | None, Strict] = None
+    build_truth_subspace: Annotated[bool, Strict] = False
+    review_conflicts: Annotated[bool | None, Strict] = None
+    user: UserOption = None
+    feedback_alpha: Annotated[
+        float | None, Field(strict=True, gt=0.0, le=1.0, allow_inf_nan=False)
+    ] = None
+    extraction_tasks: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+    enrichment_tasks: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+    data: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+    node_type: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+    vector_db_config: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+    graph_db_config: SkipValidation[Any] = Field(default=None, json_schema_extra=_DEPRECATED)
+
+    @field_validator("session_ids", mode="before")
+    @classmethod
+    def _not_one_string(cls, value: object) -> object:
+        if isinstance(value, str):
+            raise ValueError("session_ids must be a list of session ids, not one string")
+        return value
+
+
+class ForgetRequest(VerbRequest):
+    """``forget()``: exactly one of ``everything``, ``dataset`` or ``data_id``."""
+
+    everything: Annotated[bool, Strict] = False
+    dataset: str | UUID | None = Field(
+        default=None, description="A dataset of yours by name, or any you may delete by UUID."
+    )
+    data_id: UUID | None = None
+    user: UserOption = None
+
+
+class ListDatasetsRequest(VerbRequest):
+    """``list_datasets()``: the datasets you own, then those shared with you."""
+
+    user: UserOption = None
+
+
+#: What ``remember()`` accepts as data, for type hints in handlers.
+RememberInput = str | Path | Sequence[str | Path]

@@ -1,0 +1,103 @@
+"""REST bodies derived from the verbs' request models, and the engine a request runs on.
+
+A route of a verb reads its JSON body with :func:`read_body` (validated against
+:attr:`Verb.wire_model <engramdb.verbs.spec.Verb.wire_model>`, errors say where the body broke),
+turns it into the verb's request with :func:`to_request` (the caller as ``user``; a dataset
+sent as ``<field>_id`` becomes that field) and runs the verb's handler on :func:`engine_of`.
+The OpenAPI document lists the same wire models (:func:`components`), so the served schema and
+the SDK signature cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import Depends, Request
+from pydantic import BaseModel, ValidationError
+
+from engramdb.errors import EngramValidationError
+from engramdb.models.records import User
+from engramdb.verbs import BODY_VERBS, VERBS
+from engramdb.verbs.spec import Verb
+
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
+
+__all__ = [
+    "EngineDep",
+    "body_spec",
+    "components",
+    "engine_of",
+    "read_body",
+    "to_request",
+]
+
+#: Fields a verb's wire body may carry as ``<field>_id`` (a dataset by UUID).
+_ID_FIELDS = {"remember": "dataset_name", "improve": "dataset", "forget": "dataset"}
+
+
+def engine_of(request: Request) -> Engine:
+    """The engine the app serves: the one given to ``create_app(engine)``, else the default
+    engine of the current settings."""
+    engine = getattr(request.app.state, "engine", None)
+    if engine is not None:
+        return engine  # type: ignore[no-any-return]
+    from engramdb.engine import get_engine
+
+    return get_engine()
+
+
+EngineDep = Annotated["Engine", Depends(engine_of)]
+
+
+def _where(exc: ValidationError) -> str:
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+    return f"{where}: {first.get('msg', 'invalid value')}"
+
+
+async def read_body(request: Request, verb: Verb[Any, Any]) -> BaseModel:
+    """The verb's wire body from the request's JSON (EngramValidationError naming the field)."""
+    return parse_body(verb, await request.body())
+
+
+def parse_body(verb: Verb[Any, Any], raw: bytes | str) -> BaseModel:
+    try:
+        return verb.wire_model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise EngramValidationError(f"invalid {verb.name} request: {_where(exc)}") from exc
+
+
+def to_request(verb: Verb[Any, Any], body: BaseModel, user: User, **local: Any) -> Any:
+    """The verb's request for a wire body, run as ``user`` (``local`` sets local-only options
+    the route built, e.g. a response model from ``response_schema``)."""
+    values = {
+        name: getattr(body, name)
+        for name in verb.request.model_fields
+        if name in type(body).model_fields
+    }
+    field = _ID_FIELDS.get(verb.name)
+    dataset_id = getattr(body, "dataset_id", None)
+    if field is not None and dataset_id is not None:
+        if field in body.model_fields_set:
+            raise EngramValidationError(f"pass {field} (a name) or dataset_id, not both")
+        values[field] = dataset_id
+    values.update(local)
+    values["user"] = user
+    return verb.build(values)
+
+
+def body_spec(name: str) -> dict[str, Any]:
+    """``openapi_extra`` of a route whose JSON body is verb ``name``'s wire model."""
+    ref = {"$ref": f"#/components/schemas/{VERBS[name].wire_model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
+
+
+def components() -> dict[str, Any]:
+    """The JSON schemas of every verb's wire body, for the OpenAPI components."""
+    found: dict[str, Any] = {}
+    for verb in (VERBS[name] for name in BODY_VERBS):
+        schema = verb.wire_model.model_json_schema(ref_template="#/components/schemas/{model}")
+        found.update(schema.pop("$defs", {}))
+        found[verb.wire_model.__name__] = schema
+    return found
