@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from engramdb.cli import app
+from tests.server.conftest import Account, LiveServer
 
 runner = CliRunner()
 
@@ -62,3 +63,20 @@ def test_serve_answers_health_and_requires_keys(isolated_config: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+
+
+def test_cli_runs_against_a_remote_server(live_server: LiveServer, alice: Account) -> None:
+    """``engramdb --remote URL --api-key K ...`` sends the commands to the server: what it
+    remembers lands in the server's store as the key's user, not in a local data directory."""
+    runner = CliRunner()
+    remote = ["--remote", live_server.url, "--api-key", alice.key]
+    added = runner.invoke(app, [*remote, "remember", "Owls hunt at night.", "--json"])
+    assert added.exit_code == 0, added.output
+    found = runner.invoke(app, [*remote, "recall", "owls", "--type", "CHUNKS", "--json"])
+    assert found.exit_code == 0, found.output
+    assert "Owls hunt at night." in found.output
+    with live_server.client(alice) as http:
+        listed = http.get("/api/v1/datasets").json()
+    assert [d["name"] for d in listed] == ["main_dataset"]
+    wrong = runner.invoke(app, ["--remote", live_server.url, "--api-key", "egm_bad", "datasets"])
+    assert wrong.exit_code == 2 and "API key" in wrong.output

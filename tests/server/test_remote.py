@@ -6,8 +6,8 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import AsyncIterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest

@@ -24,9 +24,10 @@ def test_sdk_function_and_engine_method_have_the_request_models_options(name: st
     fields = verb.request.model_fields
     for function in (getattr(engramdb, name), getattr(engramdb.Engine(), name)):
         params = inspect.signature(function).parameters
-        assert list(params) == [*verb.request.positional, *(
-            f for f in fields if f not in verb.request.positional
-        )]
+        assert list(params) == [
+            *verb.request.positional,
+            *(f for f in fields if f not in verb.request.positional),
+        ]
         for option, info in fields.items():
             default = params[option].default
             if info.is_required():

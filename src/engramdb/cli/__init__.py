@@ -58,52 +58,33 @@ ApiKeyOpt = Annotated[
 ]
 
 
-class _Target:
-    """Where the commands run: a local data directory (default) or a server (--remote)."""
-
-    remote: str | None = None
-    api_key: str | None = None
-
-
-_target = _Target()
-
-
 @app.callback()
-def _main(remote: RemoteOpt = None, api_key: ApiKeyOpt = None) -> None:
+def _main(ctx: typer.Context, remote: RemoteOpt = None, api_key: ApiKeyOpt = None) -> None:
     """Persistent memory for AI agents: remember, recall and forget, offline by default."""
-    _target.remote, _target.api_key = remote, api_key
+    if remote is None:
+        return
+    from engramdb.remote import serve
+    from engramdb.remote.switch import set_client
+
+    serve(remote, api_key=api_key)  # the first command's call checks the server and the key
+    ctx.call_on_close(lambda: set_client(None))
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     try:
-        return asyncio.run(_on_target(coro))
+        return asyncio.run(coro)
     except EngramError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2) from exc
-
-
-async def _on_target(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` in-process, or with the verbs sent to the --remote server."""
-    if _target.remote is None:
-        return await coro
-    from engramdb.remote import disconnect, serve
-
-    try:
-        await serve(_target.remote, api_key=_target.api_key)
-    except BaseException:
-        coro.close()
-        raise
-    try:
-        return await coro
-    finally:
-        await disconnect()
 
 
 def _configure(data_dir: Path | None) -> None:
     from engramdb.settings import config
 
     if data_dir is not None:
-        if _target.remote is not None:
+        from engramdb.remote.switch import current_client
+
+        if current_client() is not None:
             typer.secho(
                 "error: --data-dir and --remote exclude each other: the server uses its own data "
                 "directory",
