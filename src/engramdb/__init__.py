@@ -64,9 +64,9 @@ if TYPE_CHECKING:
     from engramdb.api.remember import remember
     from engramdb.api.skills import load_skill, remember_skill, remember_skills
     from engramdb.api.visualize import visualize_graph
-    from engramdb.improvement.conflicts import FactConflict
-    from engramdb.improvement.result import ImproveResult, StageResult
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
+    from engramdb.models.conflicts import FactConflict
+    from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
         ForgetResult,
         RecallResponse,
@@ -101,9 +101,9 @@ _LAZY = {
     "improve": "engramdb.api.improve",
     "list_conflicts": "engramdb.api.conflicts",
     "resolve_conflict": "engramdb.api.conflicts",
-    "FactConflict": "engramdb.improvement.conflicts",
-    "ImproveResult": "engramdb.improvement.result",
-    "StageResult": "engramdb.improvement.result",
+    "FactConflict": "engramdb.models.conflicts",
+    "ImproveResult": "engramdb.models.improve",
+    "StageResult": "engramdb.models.improve",
     "list_datasets": "engramdb.api.datasets",
     "get_graph": "engramdb.api.graph",
     "visualize_graph": "engramdb.api.visualize",

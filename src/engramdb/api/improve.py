@@ -13,8 +13,8 @@ from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine, get_engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.context import ImproveContext, ImproveOptions
-from engramdb.improvement.result import ImproveResult
 from engramdb.improvement.runner import run_improve
+from engramdb.models.improve import ImproveResult
 from engramdb.models.records import Dataset, User
 from engramdb.sessions.validation import validate_session_id
 

@@ -250,7 +250,7 @@ class RemoteClient:
         return _recall_adapter().validate_python(body)
 
     async def _improve(self, a: dict[str, Any]) -> Any:
-        from engramdb.improvement.result import ImproveResult
+        from engramdb.models.improve import ImproveResult
 
         deprecated = a.get("deprecated") or {}
         if a["node_name"] is not None or any(v not in (None, []) for v in deprecated.values()):
@@ -285,7 +285,7 @@ class RemoteClient:
         return result
 
     async def _finish_improve(self, run_id: UUID, result: Any) -> Any:
-        from engramdb.improvement.result import ImproveResult
+        from engramdb.models.improve import ImproveResult
 
         final = ImproveResult.model_validate(await self._wait_run(run_id))
         result.stages = final.stages
@@ -330,7 +330,7 @@ class RemoteClient:
         return [ResponseQAEntry.model_validate(e) for e in body]
 
     async def _list_conflicts(self, a: dict[str, Any]) -> list[Any]:
-        from engramdb.improvement.conflicts import FactConflict
+        from engramdb.models.conflicts import FactConflict
 
         params: dict[str, str] = {}
         dataset = a["dataset"]
@@ -344,7 +344,7 @@ class RemoteClient:
         return [FactConflict.model_validate(c) for c in body]
 
     async def _resolve_conflict(self, a: dict[str, Any]) -> Any:
-        from engramdb.improvement.conflicts import FactConflict
+        from engramdb.models.conflicts import FactConflict
 
         path = f"/api/v1/conflicts/{_segment(str(a['conflict_id']))}/resolve"
         body = await self.request("POST", path, json={"fact_id": str(a["fact_id"])})

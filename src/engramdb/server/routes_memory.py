@@ -17,9 +17,9 @@ from starlette.datastructures import UploadFile
 
 from engramdb.engine import get_engine
 from engramdb.errors import EngramValidationError
-from engramdb.improvement.result import ImproveResult
 from engramdb.ingest import chunkers
 from engramdb.ingest.types import Chunker
+from engramdb.models.improve import ImproveResult
 from engramdb.models.results import ForgetResult, RecallResponse, RememberResult
 from engramdb.server.auth import CurrentUser
 from engramdb.server.runs import RunRegistry, RunStatusOut

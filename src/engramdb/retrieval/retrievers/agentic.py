@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from engramdb.errors import EngramValidationError, LLMNotConfiguredError
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType

@@ -33,8 +33,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from engramdb.artifacts.truth import anchor_block
 from engramdb.errors import EngramValidationError
-from engramdb.improvement.truth import anchor_block
 from engramdb.models.records import Node, NodeType, stable_id
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
