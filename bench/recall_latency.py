@@ -132,7 +132,7 @@ class TextGenerator:
 
 def build_write(dataset_id: UUID, doc_index: int, texts: list[str], vectors: np.ndarray) -> Any:
     """A DocumentWrite shaped like the one ``ingest.pipeline.build_document_write`` makes."""
-    from engramdb.ingest.pipeline import CHUNK_COLLECTION
+    from engramdb.graph_schema import CHUNK_COLLECTION
     from engramdb.models.records import DataRecord, Edge, Node, NodeType, stable_id, utcnow
     from engramdb.storage.base import DocumentWrite, VectorRow
 
@@ -329,7 +329,7 @@ async def measure(queries: list[str], warmup: int, top_k: int, figures: SizeFigu
     import engramdb
     from engramdb import SearchType
     from engramdb.engine import get_engine, set_engine
-    from engramdb.ingest.pipeline import CHUNK_COLLECTION
+    from engramdb.graph_schema import CHUNK_COLLECTION
 
     # Reopen: a fresh engine and store, so the vector index is loaded from the file.
     await get_engine().close()

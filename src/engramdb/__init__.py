@@ -16,6 +16,9 @@ from engramdb.errors import (
     CogneeValidationError,
     ConfigurationError,
     ConflictError,
+    CypherSyntaxError,
+    CypherTimeoutError,
+    CypherUnsupportedError,
     DatabaseNotCreatedError,
     DataNotFoundError,
     DatasetNotFoundError,
@@ -26,7 +29,9 @@ from engramdb.errors import (
     FeatureNotAvailableError,
     InvalidCodeQueryError,
     InvalidHybridSearchConfig,
+    LLMBadRequestError,
     LLMNotConfiguredError,
+    LLMOutputError,
     LLMPaymentRequiredError,
     LLMProviderError,
     LockTimeoutError,
@@ -35,6 +40,7 @@ from engramdb.errors import (
     PermissionDeniedError,
     ProviderError,
     RecallPreconditionError,
+    RemoteUnavailableError,
     StorageError,
 )
 from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old name, same class
@@ -61,9 +67,9 @@ if TYPE_CHECKING:
     from engramdb.api.visualize import visualize_graph
     from engramdb.engine import Engine
     from engramdb.facade import forget, improve, list_datasets, recall, remember
-    from engramdb.improvement.conflicts import FactConflict
-    from engramdb.improvement.result import ImproveResult, StageResult
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
+    from engramdb.models.conflicts import FactConflict
+    from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
         ForgetResult,
         RecallResponse,
@@ -98,9 +104,9 @@ _LAZY = {
     "improve": "engramdb.facade",
     "list_conflicts": "engramdb.api.conflicts",
     "resolve_conflict": "engramdb.api.conflicts",
-    "FactConflict": "engramdb.improvement.conflicts",
-    "ImproveResult": "engramdb.improvement.result",
-    "StageResult": "engramdb.improvement.result",
+    "FactConflict": "engramdb.models.conflicts",
+    "ImproveResult": "engramdb.models.improve",
+    "StageResult": "engramdb.models.improve",
     "list_datasets": "engramdb.facade",
     "Engine": "engramdb.engine",
     "get_graph": "engramdb.api.graph",
@@ -140,6 +146,9 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "CsvChunker",
+    "CypherSyntaxError",
+    "CypherTimeoutError",
+    "CypherUnsupportedError",
     "DataNotFoundError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
@@ -156,7 +165,9 @@ __all__ = [
     "ImproveResult",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
+    "LLMBadRequestError",
     "LLMNotConfiguredError",
+    "LLMOutputError",
     "LLMPaymentRequiredError",
     "LLMProviderError",
     "LockTimeoutError",
@@ -168,6 +179,7 @@ __all__ = [
     "RecallPreconditionError",
     "RecallResponse",
     "RememberResult",
+    "RemoteUnavailableError",
     "ResponseAgentTraceEntry",
     "ResponseGraphEntry",
     "ResponseMarkerEntry",

@@ -6,11 +6,14 @@ Messages say what went wrong *and* how to fix it.
 
 ::
 
-    EngramError
+    EngramError (500)
     ├── EngramValidationError (422, also a ValueError)   alias: CogneeValidationError
     │   ├── RecallPreconditionError (422)
     │   ├── InvalidHybridSearchConfig (422)
     │   ├── InvalidCodeQueryError (422)
+    │   ├── CypherSyntaxError (422)
+    │   ├── CypherUnsupportedError (422)
+    │   ├── CypherTimeoutError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
@@ -23,12 +26,21 @@ Messages say what went wrong *and* how to fix it.
     ├── ProviderError (502)
     │   ├── EmbeddingProviderError (502)
     │   ├── LLMProviderError (502)
-    │   │   └── LLMPaymentRequiredError (402)
+    │   │   ├── LLMPaymentRequiredError (402)
+    │   │   ├── LLMOutputError (502)
+    │   │   └── LLMBadRequestError (502)
     │   └── ModelFileError (500)
     ├── StorageError (500)
     │   ├── DatabaseNotCreatedError (500)
     │   └── LockTimeoutError (503)
+    ├── RemoteUnavailableError (503)
     └── FeatureNotAvailableError (501, also a NotImplementedError)
+
+Every class is defined in this module (a test walks ``EngramError.__subclasses__()`` and checks
+it). The REST server turns an error into a problem document with :meth:`EngramError.to_problem`
+(its ``code`` plus the attributes the class lists in ``problem_fields``); the remote client finds
+the class again by that code (:func:`by_code`) and rebuilds it with
+:meth:`EngramError.from_problem`, so a remote call raises the class a local one would.
 
 Errors raised by drivers and vendor SDKs are translated at the adapter boundary with
 ``raise ... from exc`` so callers only ever need to catch this tree.
@@ -37,12 +49,21 @@ Errors raised by drivers and vendor SDKs are translated at the adapter boundary 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+if TYPE_CHECKING:
+    from engramdb.providers.llm.base import CallStats
 
 __all__ = [
+    "CYPHER_DOCS_HINT",
     "AuthenticationError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",
+    "CypherSyntaxError",
+    "CypherTimeoutError",
+    "CypherUnsupportedError",
     "DataNotFoundError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
@@ -53,7 +74,9 @@ __all__ = [
     "FeatureNotAvailableError",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
+    "LLMBadRequestError",
     "LLMNotConfiguredError",
+    "LLMOutputError",
     "LLMPaymentRequiredError",
     "LLMProviderError",
     "LockTimeoutError",
@@ -62,8 +85,10 @@ __all__ = [
     "PermissionDeniedError",
     "ProviderError",
     "RecallPreconditionError",
+    "RemoteUnavailableError",
     "StorageError",
     "UnauthenticatedError",
+    "by_code",
     "scrub_secrets",
 ]
 
@@ -71,8 +96,10 @@ __all__ = [
 class EngramError(Exception):
     """Root of every error engramdb raises on purpose."""
 
-    status_code: int = 500
-    code: str = "engram_error"
+    status_code: ClassVar[int] = 500
+    code: ClassVar[str] = "engram_error"
+    #: Attributes that travel in the problem document next to ``detail`` (JSON values).
+    problem_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -80,12 +107,32 @@ class EngramError(Exception):
 
     def to_problem(self) -> dict[str, object]:
         """The RFC 9457 problem document the server answers with."""
-        return {
+        problem: dict[str, object] = {
             "type": f"urn:engramdb:error:{self.code}",
             "title": type(self).__name__,
             "status": self.status_code,
             "detail": self.message,
+            "code": self.code,
         }
+        for name in self.problem_fields:
+            value = getattr(self, name, None)
+            if value is not None and value != []:
+                problem[name] = value
+        return problem
+
+    @classmethod
+    def from_problem(cls, problem: Mapping[str, Any]) -> Self:
+        """The error a problem document of this class stands for (:meth:`to_problem` reversed).
+
+        Rebuilt without calling the subclass's constructor (some format their message from
+        other arguments): the message is ``detail`` as sent, the ``problem_fields`` are set
+        from the document when present, and otherwise keep their class defaults."""
+        error = cls.__new__(cls)
+        EngramError.__init__(error, str(problem.get("detail", "")))
+        for name in cls.problem_fields:
+            if problem.get(name) is not None:
+                setattr(error, name, problem[name])
+        return error
 
 
 class EngramValidationError(EngramError, ValueError):
@@ -118,6 +165,70 @@ class InvalidCodeQueryError(EngramValidationError):
     code = "invalid_code_query"
 
 
+#: Where the supported Cypher subset is described; every Cypher error message ends with it.
+CYPHER_DOCS_HINT = "see docs/cypher.md for the supported subset"
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of ``offset`` in ``text``."""
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+class CypherSyntaxError(EngramValidationError):
+    """A Cypher query that does not parse, with where it went wrong (``offset``, ``line``,
+    ``column``; None on an error rebuilt from a problem without them). Nothing was executed."""
+
+    code = "cypher_syntax_error"
+    problem_fields = ("offset", "line", "column")
+    offset: int | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __init__(self, message: str, query: str, offset: int) -> None:
+        line, column = _line_col(query, offset)
+        super().__init__(
+            f"Cypher syntax error at line {line}, column {column} (offset {offset}): {message}; "
+            + CYPHER_DOCS_HINT
+        )
+        self.offset = offset
+        self.line = line
+        self.column = column
+
+
+class CypherUnsupportedError(EngramValidationError):
+    """Valid Cypher outside the subset: a write clause, another unsupported clause or feature.
+
+    ``clause`` names it (``"CREATE"``, ``"LOAD CSV"``, ``"variable-length relationship"``...).
+    """
+
+    code = "cypher_unsupported"
+    problem_fields = ("clause", "offset", "line", "column")
+    clause: str | None = None
+    offset: int | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __init__(self, clause: str, query: str, offset: int, *, write: bool = False) -> None:
+        line, column = _line_col(query, offset)
+        what = (
+            f"CYPHER is read-only: the {clause} clause is not supported"
+            if write
+            else f"{clause} is not supported by engramdb's Cypher subset"
+        )
+        super().__init__(f"{what} (line {line}, column {column}); {CYPHER_DOCS_HINT}")
+        self.clause = clause
+        self.offset = offset
+        self.line = line
+        self.column = column
+
+
+class CypherTimeoutError(EngramValidationError):
+    """The query ran longer than its time budget and was aborted (nothing was changed)."""
+
+    code = "cypher_timeout"
+
+
 class ConfigurationError(EngramValidationError):
     """A setting has a value engramdb cannot use."""
 
@@ -139,10 +250,17 @@ class DatasetNotFoundError(NotFoundError):
     """One or more dataset names did not resolve; ``missing`` lists them."""
 
     code = "dataset_not_found"
+    problem_fields = ("missing",)
 
     def __init__(self, message: str, missing: list[str] | None = None) -> None:
         super().__init__(message)
         self.missing = list(missing or [])
+
+    @classmethod
+    def from_problem(cls, problem: Mapping[str, Any]) -> Self:
+        error = super().from_problem(problem)
+        error.missing = [str(m) for m in problem.get("missing") or []]
+        return error
 
 
 class DataNotFoundError(NotFoundError):
@@ -198,6 +316,35 @@ class LLMPaymentRequiredError(LLMProviderError):
     code = "llm_payment_required"
 
 
+class LLMOutputError(LLMProviderError):
+    """The model answered, but not with output matching the requested schema -- even after one
+    repair round. The provider itself works, so callers may fall back (e.g. to offline
+    extraction) instead of failing the whole operation. ``stats`` holds what the failed
+    attempt cost, so the caller's accounting stays honest (None when it is not known, e.g.
+    on an error rebuilt from a server's problem document)."""
+
+    code = "llm_output_error"
+    stats: CallStats | None = None
+
+    def __init__(self, message: str, *, stats: CallStats | None = None) -> None:
+        super().__init__(message)
+        self.stats = stats
+
+
+class LLMBadRequestError(LLMProviderError):
+    """The LLM server rejected the request as malformed (HTTP 400/422). ``detail`` is the
+    server's own text: the OpenAI-compatible provider reads it to drop an optional request
+    feature the server does not support (response_format, temperature) and try again, and
+    raises this error when nothing is left to drop."""
+
+    code = "llm_bad_request"
+    detail: str = ""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
 class ModelFileError(ProviderError):
     """A local model file is missing or does not match its pinned checksum."""
 
@@ -219,11 +366,30 @@ class LockTimeoutError(StorageError):
     code = "lock_timeout"
 
 
+class RemoteUnavailableError(EngramError):
+    """The engramdb server could not be reached (or answered something that is not engramdb).
+    Raised by the remote client only."""
+
+    status_code = 503
+    code = "remote_unavailable"
+
+
 class FeatureNotAvailableError(EngramError, NotImplementedError):
     """A feature engramdb does not implement yet. The message names it."""
 
     status_code = 501
     code = "not_implemented"
+
+
+def by_code() -> dict[str, type[EngramError]]:
+    """Every error class of this module by its stable ``code``: the one table that turns a
+    problem document back into its class (aliases are the same class, listed once)."""
+    table: dict[str, type[EngramError]] = {}
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, type) and issubclass(value, EngramError):
+            table.setdefault(value.code, value)
+    return table
 
 
 _SECRET_PATTERNS = [

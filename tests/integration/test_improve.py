@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 import engramdb
+from engramdb.artifacts.global_index import load_global_context
 from engramdb.engine import get_engine
 from engramdb.errors import ConfigurationError, LLMPaymentRequiredError, PermissionDeniedError
 from engramdb.improvement import stages as stage_registry
 from engramdb.improvement.context import ImproveContext, StageOutcome
-from engramdb.improvement.global_index import load_global_context
 from engramdb.settings import IMPROVE_STAGES, config
 
 FACTS = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import engramdb
+from engramdb.artifacts.truth import ANCHOR_TYPE, ANCHORS, OWNER
 from engramdb.engine import get_engine
-from engramdb.improvement.truth import ANCHOR_TYPE, ANCHORS, OWNER
 from engramdb.models.records import NodeType
 
 FACTS = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.access.permissions import check, readable_datasets
+from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER, conflict_from_node, load_conflicts
 from engramdb.engine import Engine, get_engine
 from engramdb.errors import (
     DatasetNotFoundError,
@@ -12,13 +13,7 @@ from engramdb.errors import (
     NotFoundError,
     PermissionDeniedError,
 )
-from engramdb.improvement.conflicts import (
-    CONFLICT_TYPE,
-    OWNER,
-    FactConflict,
-    conflict_from_node,
-    load_conflicts,
-)
+from engramdb.models.conflicts import FactConflict
 from engramdb.models.records import Dataset, User
 from engramdb.storage.base import DerivedWrite
 from engramdb.validation import validate_dataset_name, validate_uuid

@@ -11,8 +11,8 @@ from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.context import ImproveContext, ImproveOptions
-from engramdb.improvement.result import ImproveResult
 from engramdb.improvement.runner import run_improve
+from engramdb.models.improve import ImproveResult
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import ImproveRequest
 from engramdb.sessions.validation import validate_session_id

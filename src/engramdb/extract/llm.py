@@ -35,7 +35,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engramdb.errors import ConfigurationError
+from engramdb.errors import ConfigurationError, LLMOutputError
 from engramdb.extract.prompts import build_messages
 from engramdb.extract.types import (
     ChunkExtraction,
@@ -44,7 +44,7 @@ from engramdb.extract.types import (
     Extractor,
     Usage,
 )
-from engramdb.providers.llm.base import LLM, CallStats, LLMOutputError
+from engramdb.providers.llm.base import LLM, CallStats
 
 __all__ = ["MAX_NAME_CHARS", "BatchAnswer", "LLMExtractor"]
 
@@ -336,7 +336,7 @@ class LLMExtractor(Extractor):
                 len(texts),
                 exc.message,
             )
-            return [None] * len(texts), exc.stats
+            return [None] * len(texts), exc.stats if exc.stats is not None else CallStats()
         by_id: dict[int, ChunkItem] = {}
         for item in answer.chunks:
             if 1 <= item.id <= len(texts):

@@ -10,8 +10,9 @@ retried (``entities_skipped``); a group whose call failed is retried on the next
 (``entities_failed``). Later runs send only groups whose facts changed since they were reviewed.
 
 The model answers, per group, whether the facts conflict and which one is current. A conflict
-is stored as a :class:`FactConflict` (a derived, internal node of owner ``review_conflicts``)
-whose facts are labelled ``current`` / ``superseded`` (the model named a current fact) or
+is stored as a :class:`~engramdb.models.conflicts.FactConflict` (a derived, internal node of
+owner ``review_conflicts``, read back by :mod:`engramdb.artifacts.conflicts`) whose facts are
+labelled ``current`` / ``superseded`` (the model named a current fact) or
 ``conflicting`` (it could not). A user's choice (:func:`resolve`) wins over the model's and is
 kept by later reviews while the chosen fact exists. Groups found consistent leave nothing
 behind, and a stored conflict whose group no longer disagrees is deleted.
@@ -25,75 +26,24 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER
 from engramdb.errors import LLMPaymentRequiredError, LLMProviderError
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import DataRecord, Edge, Node, stable_id
-from engramdb.storage.base import DerivedWrite, Store
+from engramdb.storage.base import DerivedWrite
 
-__all__ = [
-    "CONFLICT_TYPE",
-    "OWNER",
-    "ConflictFact",
-    "FactConflict",
-    "conflict_from_node",
-    "label_chunk_results",
-    "load_conflicts",
-    "relevant_conflicts",
-    "render_conflicts",
-    "review_conflicts",
-]
+__all__ = ["review_conflicts"]
 
 logger = logging.getLogger(__name__)
 
-OWNER = "review_conflicts"
-CONFLICT_TYPE = "FactConflict"
 STATE_KEY = "review_conflicts.reviewed"
 STRUCTURAL = ("is_part_of", "summarizes", "contains", "is_a", "next", "mentions")
 MAX_GROUPS_PER_CALL = 25
 MAX_INPUT_TOKENS = 8000
-
-FactLabel = Literal["current", "superseded", "conflicting"]
-
-
-class ConflictFact(BaseModel):
-    """One fact of a conflict: an edge ``entity —attribute→ value`` and where it came from."""
-
-    edge_id: UUID
-    text: str
-    value: str
-    #: The node the fact points at (its value).
-    value_id: UUID
-    label: FactLabel
-    effective_date: str | None = None
-    data_ids: list[UUID] = Field(default_factory=list)
-    documents: list[str] = Field(default_factory=list)
-
-
-class FactConflict(BaseModel):
-    """Facts about one attribute of one entity that disagree (see :mod:`.conflicts`)."""
-
-    id: UUID
-    dataset_id: UUID
-    entity_id: UUID
-    entity_name: str
-    attribute: str
-    facts: list[ConflictFact]
-    explanation: str = ""
-    #: The fact a user accepted with ``resolve_conflict`` (None: not resolved).
-    resolved_fact_id: UUID | None = None
-
-    @property
-    def status(self) -> Literal["open", "resolved"]:
-        return "resolved" if self.resolved_fact_id is not None else "open"
-
-    @property
-    def current(self) -> ConflictFact | None:
-        return next((f for f in self.facts if f.label == "current"), None)
 
 
 class _Verdict(BaseModel):
@@ -317,98 +267,3 @@ def _conflict_node(
             "resolved_fact_id": resolved,
         },
     )
-
-
-def conflict_from_node(node: Node) -> FactConflict:
-    props: dict[str, Any] = node.properties
-    resolved = props.get("resolved_fact_id")
-    return FactConflict(
-        id=node.id,
-        dataset_id=node.dataset_id,
-        entity_id=UUID(str(props["entity_id"])),
-        entity_name=str(props.get("entity_name", "")),
-        attribute=str(props["attribute"]),
-        facts=[ConflictFact.model_validate(f) for f in props.get("facts", [])],
-        explanation=node.text,
-        resolved_fact_id=UUID(str(resolved)) if resolved else None,
-    )
-
-
-async def load_conflicts(store: Store, dataset_ids: Sequence[UUID]) -> list[FactConflict]:
-    """The stored conflicts of these datasets, facts whose edges were deleted left out (and a
-    conflict with fewer than two facts left, dropped)."""
-    out: list[FactConflict] = []
-    for dataset_id in dataset_ids:
-        nodes = (await store.list_derived(dataset_id, OWNER, node_type=CONFLICT_TYPE)).nodes
-        conflicts = [conflict_from_node(n) for n in nodes]
-        pairs = sorted({(c.entity_id, f.value_id) for c in conflicts for f in c.facts}, key=str)
-        if not pairs:
-            continue
-        alive = {e.id for e in await store.edges_between(pairs, provenance=False)}
-        for conflict in conflicts:
-            kept = [f for f in conflict.facts if f.edge_id in alive]
-            if len(kept) >= 2:
-                out.append(conflict.model_copy(update={"facts": kept}))
-    return out
-
-
-def render_conflicts(conflicts: Sequence[FactConflict]) -> str:
-    """The ``## Fact conflicts`` block (empty string when there are none)."""
-    if not conflicts:
-        return ""
-    lines = ["## Fact conflicts"]
-    for conflict in conflicts:
-        parts = []
-        for fact in conflict.facts:
-            when = f", effective {fact.effective_date}" if fact.effective_date else ""
-            parts.append(f"{fact.text} [{fact.label}{when}]")
-        note = " (resolved by the user)" if conflict.status == "resolved" else ""
-        lines.append(f"- {conflict.entity_name} / {conflict.attribute}{note}: " + "; ".join(parts))
-    return "\n".join(lines)
-
-
-def relevant_conflicts(conflicts: Sequence[FactConflict], text: str) -> list[FactConflict]:
-    """The conflicts a context mentions: its entity and at least one of its values appear."""
-    low = text.casefold()
-    return [
-        c
-        for c in conflicts
-        if c.entity_name.casefold() in low and any(f.value.casefold() in low for f in c.facts)
-    ]
-
-
-def fact_labels(conflicts: Sequence[FactConflict], data_id: str, text: str) -> list[str]:
-    """Labels of the conflicting facts a chunk (of data item ``data_id``) asserts."""
-    low = text.casefold()
-    out = []
-    for conflict in conflicts:
-        for fact in conflict.facts:
-            if data_id in {str(d) for d in fact.data_ids} and fact.value.casefold() in low:
-                when = f", effective {fact.effective_date}" if fact.effective_date else ""
-                out.append(f"{fact.text} [{fact.label}{when}]")
-    return out
-
-
-async def label_chunk_results(
-    store: Store, dataset_ids: Sequence[UUID], entries: list[Any]
-) -> list[Any]:
-    """CHUNKS results with ``metadata["fact_conflicts"]`` on chunks asserting a reviewed
-    conflicting fact. Fail-open: the labels only add information."""
-    if not entries:
-        return entries
-    try:
-        conflicts = await load_conflicts(store, dataset_ids)
-    except Exception as exc:  # fail-open by contract (logged): labels never cost the search
-        logger.warning("could not read fact conflicts: %s", exc)
-        return entries
-    if not conflicts:
-        return entries
-    out = []
-    for entry in entries:
-        labels = fact_labels(conflicts, str(entry.metadata.get("data_id", "")), entry.text)
-        if labels:
-            entry = entry.model_copy(
-                update={"metadata": {**entry.metadata, "fact_conflicts": labels}}
-            )
-        out.append(entry)
-    return out

@@ -8,10 +8,10 @@ top entities and the dataset's most distinctive entities overall.
 
 Buckets and the root are derived nodes (owner ``global_context_index``), marked internal so no
 retriever returns them as hits; graph completion and hybrid read them through
-:func:`load_global_context`. A bucket is anchored to its document, so forgetting the document
-deletes its bucket at once. Builds are incremental: only texts that changed are written, and
-index nodes not computed this time (a deleted document's) are deleted. When the dataset's
-content has not changed since the last build (its fingerprint, see
+:mod:`engramdb.artifacts.global_index`. A bucket is anchored to its document, so forgetting the
+document deletes its bucket at once. Builds are incremental: only texts that changed are
+written, and index nodes not computed this time (a deleted document's) are deleted. When the
+dataset's content has not changed since the last build (its fingerprint, see
 :meth:`~engramdb.storage.base.Store.graph_fingerprint`) the stage reports ``already_completed``.
 """
 
@@ -22,23 +22,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from uuid import UUID
 
+from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
 from engramdb.improvement.context import ImproveContext, StageOutcome
-from engramdb.models.records import Dataset, Node, NodeType, stable_id
-from engramdb.storage.base import DerivedWrite, Store
+from engramdb.models.records import Dataset, Node, NodeType
+from engramdb.storage.base import DerivedWrite
 
-__all__ = [
-    "BUCKET_TYPE",
-    "OWNER",
-    "ROOT_TYPE",
-    "GlobalContext",
-    "build_global_context_index",
-    "load_global_context",
-    "load_overview",
-]
+__all__ = ["build_global_context_index"]
 
-OWNER = "global_context_index"
-BUCKET_TYPE = "ContextBucket"
-ROOT_TYPE = "ContextRoot"
 FINGERPRINT_KEY = "global_context_index.fingerprint"
 #: Entities named per document bucket, and relations listed per bucket.
 TOP_ENTITIES = 10
@@ -127,10 +117,10 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
                 if a in names and b in names
             ]
             lines.append("Relations: " + "; ".join(shown))
-        bucket_id = stable_id(OWNER, dataset.id, "bucket", doc_id)
+        node_id = bucket_id(dataset.id, doc_id)
         computed.append(
             Node(
-                id=bucket_id,
+                id=node_id,
                 dataset_id=dataset.id,
                 type=BUCKET_TYPE,
                 name=f"context of {documents[doc_id].name}",
@@ -142,7 +132,7 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
                 },
             )
         )
-        anchors[bucket_id] = doc_id
+        anchors[node_id] = doc_id
     computed.append(_root(dataset, computed, top, names))
 
     stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
@@ -191,62 +181,10 @@ def _root(
     if len(buckets) > ROOT_DOCUMENTS:
         lines.append(f"- ... and {len(buckets) - ROOT_DOCUMENTS} more documents")
     return Node(
-        id=stable_id(OWNER, dataset.id, "root"),
+        id=root_id(dataset.id),
         dataset_id=dataset.id,
         type=ROOT_TYPE,
         name=f"context of dataset {dataset.name}",
         text="\n".join(lines),
         properties={"internal": True, "buckets": [str(b.id) for b in buckets]},
     )
-
-
-@dataclass(frozen=True, slots=True)
-class GlobalContext:
-    """The index as retrieval reads it: the root text and each document's bucket text."""
-
-    root: str
-    buckets: dict[UUID, str]
-
-    def render(self, data_ids: list[UUID], *, max_buckets: int = 5) -> str:
-        """The root plus the buckets of the given documents (in that order), as one block."""
-        parts = [self.root] if self.root else []
-        seen: set[UUID] = set()
-        for data_id in data_ids:
-            if data_id in self.buckets and data_id not in seen and len(seen) < max_buckets:
-                seen.add(data_id)
-                parts.append(self.buckets[data_id])
-        return "\n\n".join(parts)
-
-
-async def load_global_context(store: Store, dataset_id: UUID) -> GlobalContext | None:
-    """The dataset's index, or None when none was built. Callers treat a failure as "no index"
-    (fail-open): the index only adds context."""
-    graph = await store.list_derived(dataset_id, OWNER)
-    if not graph.nodes:
-        return None
-    root = next((n.text for n in graph.nodes if n.type == ROOT_TYPE), "")
-    buckets = {
-        UUID(str(n.properties["data_id"])): n.text
-        for n in graph.nodes
-        if n.type == BUCKET_TYPE and n.properties.get("data_id")
-    }
-    return GlobalContext(root=root, buckets=buckets)
-
-
-async def load_overview(
-    store: Store, dataset_id: UUID, data_ids: list[UUID], *, max_buckets: int = 3
-) -> str:
-    """The root text plus the buckets of the first ``max_buckets`` of ``data_ids`` (documents
-    without a bucket are passed over): what a prompt shows. Reads only those few nodes by id, so
-    its cost does not grow with the dataset; "" when no index was built."""
-    wanted = list(dict.fromkeys(data_ids))
-    ids = [stable_id(OWNER, dataset_id, "root")]
-    ids += [stable_id(OWNER, dataset_id, "bucket", d) for d in wanted]
-    found = {
-        n.id: n
-        for n in await store.get_nodes(ids)
-        if n.dataset_id == dataset_id and n.type in (ROOT_TYPE, BUCKET_TYPE)
-    }
-    root = [found[ids[0]].text] if ids[0] in found else []
-    buckets = [found[i].text for i in ids[1:] if i in found][:max_buckets]
-    return "\n\n".join([*root, *buckets])

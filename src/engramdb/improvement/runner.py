@@ -21,8 +21,8 @@ from contextlib import AsyncExitStack
 
 from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
 from engramdb.improvement.context import ImproveContext
-from engramdb.improvement.result import ImproveResult, StageResult
 from engramdb.improvement.stages import STAGES, disabled_stages
+from engramdb.models.improve import ImproveResult, StageResult
 from engramdb.models.records import RunStatus
 
 __all__ = ["run_improve"]

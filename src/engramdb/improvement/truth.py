@@ -19,49 +19,26 @@ simplest useful version (see docs/improve.md):
 
 Anchors are marked ``internal`` (never a search hit or a fact of a triplet); graph completion
 shows them as an ``Established in conversation:`` block for the entities its facts name
-(:func:`anchor_block`).
+(:func:`engramdb.artifacts.truth.anchor_block`).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 from uuid import UUID
 
+from engramdb.artifacts.truth import ANCHOR_TYPE, ANCHORS, OWNER, STATE_KEY
 from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
 from engramdb.improvement.learning import ACCEPTED_CONFIDENCE, PERSONAL_SECTIONS
 from engramdb.models.records import DataRecord, Edge, Node, NodeType, stable_id
 from engramdb.models.sessions import ContextRecord, EntryMark
 from engramdb.storage.base import DerivedWrite, Store
 
-__all__ = [
-    "ANCHORS",
-    "ANCHOR_TYPE",
-    "OWNER",
-    "STATE_KEY",
-    "anchor_block",
-    "build_truth_subspace",
-    "names_in",
-]
+__all__ = ["build_truth_subspace", "names_in"]
 
-logger = logging.getLogger(__name__)
-
-#: Derived-data owner of every anchor and ``anchors`` edge.
-OWNER = "truth_subspace"
-ANCHOR_TYPE = "TruthAnchor"
-ANCHORS = "anchors"
 #: Entities of the dataset a build matches statements against (bounded read).
 MAX_ENTITIES = 20_000
-#: The retrieval block: at most this many statements, from at most this many entities, reading
-#: at most this many anchors per entity.
-BLOCK_STATEMENTS = 5
-BLOCK_ENTITIES = 20
-ANCHORS_PER_ENTITY = 3
-BLOCK_HEADING = "Established in conversation:"
-#: Improve-state key set once a build wrote anchors in the dataset: retrieval reads no graph
-#: for a dataset without it.
-STATE_KEY = "truth_subspace.anchored"
 
 
 def _norm(text: str) -> str:
@@ -198,46 +175,3 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
             "entities_linked": report.edges_written,
         }
     )
-
-
-async def anchor_block(store: Store, entities: Sequence[Node]) -> str:
-    """The ``Established in conversation:`` block of the anchors of these entities (in their
-    order; at most :data:`BLOCK_STATEMENTS` statements, each once), or "" when they have none.
-
-    A dataset no build ever anchored anything in costs one improve-state lookup and nothing
-    else; otherwise two bounded reads: the entities' incoming ``anchors`` edges (at most
-    :data:`ANCHORS_PER_ENTITY` each, of :data:`BLOCK_ENTITIES` entities), then the anchors.
-    Fails open: any error gives ""."""
-    chosen = list({n.id: n for n in entities}.values())[:BLOCK_ENTITIES]
-    if not chosen:
-        return ""
-    try:
-        anchored = {
-            d
-            for d in dict.fromkeys(n.dataset_id for n in chosen)
-            if await store.get_improve_state(d, STATE_KEY)
-        }
-        wanted = [n.id for n in chosen if n.dataset_id in anchored]
-        if not wanted:
-            return ""
-        edges = await store.incident_edges(
-            wanted,
-            direction="in",
-            relations=[ANCHORS],
-            limit_per_node=ANCHORS_PER_ENTITY,
-            provenance=False,
-        )
-        if not edges:
-            return ""
-        anchor_ids = list(dict.fromkeys(e.source_id for e in edges))
-        found = await store.get_nodes(anchor_ids, provenance=False)
-    except Exception as exc:  # fail open: the context is complete without the block
-        logger.warning("reading truth anchors failed: %s", exc)
-        return ""
-    statements: dict[str, str] = {}
-    for node in found:
-        text = " ".join(node.text.split())
-        if node.type == ANCHOR_TYPE and text:
-            statements.setdefault(text.casefold(), text)
-    lines = [f"- {s}" for s in list(statements.values())[:BLOCK_STATEMENTS]]
-    return f"{BLOCK_HEADING}\n" + "\n".join(lines) if lines else ""

@@ -28,36 +28,18 @@ from dataclasses import dataclass
 from engramdb.errors import EngramValidationError
 from engramdb.ingest.loaders import sniff_csv_delimiter
 from engramdb.ingest.types import ChunkDraft, Chunker, LoadedDocument, TokenCounter
+from engramdb.text import paragraph_spans, sentence_spans_between, strip_span
 
 __all__ = [
     "CsvChunker",
     "TextChunker",
     "TextChunkerWithOverlap",
     "resolve_chunker",
-    "sentence_spans",
 ]
 
 #: Pieces cut by estimate aim at this share of the limit, so the first guess usually fits.
 _FILL = 0.9
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _WORD = re.compile(r"\S+")
-_NEXT_CHAR = re.compile(r"\s*(\S)")
-#: A sentence end: terminal punctuation, closing quotes/brackets, then whitespace; the word
-#: before it (group 1) decides abbreviations. CJK terminators need no following space.
-_SENTENCE_END = re.compile(r"""(?<!\S)(\S*?)([.!?…]+)(["'”’»)\]]*)(?=\s)|[。！？]+[」』”’）)]*""")
-_OPENERS = "\"'“‘«(["
-#: Words ending in "." that almost never end a sentence (lower case, with the final dot).
-_ABBREVIATIONS = frozenset(
-    [
-        "mr.", "mrs.", "ms.", "dr.", "prof.", "sr.", "jr.", "st.", "mt.", "rev.", "hon.",
-        "gen.", "col.", "lt.", "sgt.", "capt.", "gov.", "sen.", "rep.", "e.g.", "i.e.", "cf.",
-        "vs.", "viz.", "al.", "approx.", "ca.", "dept.", "univ.",
-    ]
-)  # fmt: skip
-#: Abbreviations that do not end a sentence when a number follows ("No. 5", "pp. 10-12").
-_NUMBERING = frozenset(
-    ["no.", "nos.", "p.", "pp.", "vol.", "vols.", "fig.", "figs.", "ch.", "sec.", "art.", "eq."]
-)
 
 
 @dataclass(slots=True)
@@ -71,88 +53,13 @@ class _Piece:
 
 
 # -- splitting --------------------------------------------------------------------------------
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _paragraph_spans(text: str) -> list[tuple[int, int]]:
-    """Blocks separated by blank lines, stripped, empty ones dropped."""
-    spans: list[tuple[int, int]] = []
-    position = 0
-    for match in _PARAGRAPH_BREAK.finditer(text):
-        start, end = _strip(text, position, match.start())
-        if start < end:
-            spans.append((start, end))
-        position = match.end()
-    start, end = _strip(text, position, len(text))
-    if start < end:
-        spans.append((start, end))
-    return spans
-
-
-def _ends_sentence(text: str, match: re.Match[str], start: int, end: int) -> bool:
-    punct = match.group(2)
-    if punct is None:
-        return True  # a CJK terminator
-    following = _NEXT_CHAR.match(text, match.end(), end)
-    next_char = following.group(1) if following is not None else ""
-    if next_char.islower():
-        return False  # "etc. and", "approx. five", '"Why?" she asked'
-    if "!" in punct or "?" in punct:
-        return True
-    raw_word = match.group(1)
-    word = raw_word.lstrip(_OPENERS).lower() + "."
-    if len(punct) == 1 and word in _ABBREVIATIONS:
-        return False
-    if len(punct) == 1 and next_char.isdigit() and word in _NUMBERING:
-        return False
-    if len(punct) == 1 and len(word) == 2 and raw_word[-1].isupper():
-        return False  # an initial: "J. Smith"
-    word_start = match.start(1)
-    at_line_start = word_start == start or text[word_start - 1] == "\n"
-    return not (word[:-1].isdigit() and at_line_start)  # "1. First item" is a list marker
-
-
-def _sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    position = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if _ends_sentence(text, match, start, end):
-            span = _strip(text, position, match.end())
-            if span[0] < span[1]:
-                spans.append(span)
-            position = match.end()
-    span = _strip(text, position, end)
-    if span[0] < span[1]:
-        spans.append(span)
-    return spans
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence of ``text``, stripped of surrounding whitespace.
-
-    Ends at ``.``, ``!``, ``?``, ``…`` (plus closing quotes/brackets) followed by whitespace, and
-    at CJK terminators; not after common abbreviations ("Dr.", "e.g."), initials ("J."), list
-    numbers at a line start ("1."), before a lower-case word, or inside numbers ("3.5").
-    Sentences never span paragraphs.
-    """
-    spans: list[tuple[int, int]] = []
-    for start, end in _paragraph_spans(text):
-        spans.extend(_sentence_spans(text, start, end))
-    return spans
-
-
 def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     position = start
     while position < end:
         newline = text.find("\n", position, end)
         line_end = end if newline < 0 else newline
-        span = _strip(text, position, line_end)
+        span = strip_span(text, position, line_end)
         if span[0] < span[1]:
             spans.append(span)
         position = line_end + 1
@@ -218,7 +125,9 @@ def _split_span(
     """Split an over-limit span: sentences (level 0), then lines (1), then words and characters."""
     if level >= 2:
         return _split_words(text, start, end, tokens, limit, count)
-    spans = _sentence_spans(text, start, end) if level == 0 else _line_spans(text, start, end)
+    spans = (
+        sentence_spans_between(text, start, end) if level == 0 else _line_spans(text, start, end)
+    )
     if len(spans) <= 1:
         return _split_span(text, start, end, tokens, limit, count, level + 1)
     pieces: list[_Piece] = []
@@ -247,7 +156,7 @@ class _TextPacker(Chunker):
         text = document.text
         limit = self.max_tokens
         pieces: list[_Piece] = []
-        for start, end in _paragraph_spans(text):
+        for start, end in paragraph_spans(text):
             n = count_tokens(text[start:end])
             if n <= limit:
                 pieces.append(_Piece(start, end, n, paragraph=True))
@@ -310,7 +219,7 @@ class _TextPacker(Chunker):
                 used += piece.tokens
                 continue
             if piece.paragraph:  # take the paragraph's trailing sentences that fit
-                for start, end in reversed(_sentence_spans(text, piece.start, piece.end)):
+                for start, end in reversed(sentence_spans_between(text, piece.start, piece.end)):
                     whole = (start, end) == (piece.start, piece.end)
                     n = piece.tokens if whole else count(text[start:end])
                     if used + n > budget:
@@ -386,7 +295,7 @@ def _csv_rows(text: str, delimiter: str) -> list[tuple[int, int]]:
     try:
         # The reader pulls lines only until a record is complete, so ``consumed`` is its end.
         for _ in csv.reader(lines(), delimiter=delimiter):
-            span = _strip(text, row_start, consumed)
+            span = strip_span(text, row_start, consumed)
             if span[0] < span[1]:
                 rows.append(span)
             row_start = consumed

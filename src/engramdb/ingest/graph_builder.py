@@ -23,13 +23,11 @@ from typing import Any
 from uuid import UUID
 
 from engramdb.extract.types import ChunkExtraction
+from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.ingest.types import ChunkDraft, LoadedDocument
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, stable_id, utcnow
 
 __all__ = [
-    "CHUNK_COLLECTION",
-    "ENTITY_COLLECTION",
-    "SUMMARY_COLLECTION",
     "DocumentPlan",
     "PreparedDocument",
     "entity_id",
@@ -37,11 +35,6 @@ __all__ = [
     "normalise_name",
     "plan_document",
 ]
-
-#: Vector / full-text collections.
-CHUNK_COLLECTION = "chunks"
-SUMMARY_COLLECTION = "summaries"
-ENTITY_COLLECTION = "entities"
 
 _ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s$")

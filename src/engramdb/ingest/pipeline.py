@@ -21,7 +21,6 @@ import numpy as np
 from engramdb.errors import scrub_secrets
 from engramdb.extract.types import Extractor, Usage
 from engramdb.ingest.graph_builder import (
-    CHUNK_COLLECTION,
     DocumentPlan,
     PreparedDocument,
     entity_id,
@@ -35,7 +34,6 @@ from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import DocumentWrite, Store, VectorRow
 
 __all__ = [
-    "CHUNK_COLLECTION",
     "IngestOptions",
     "ProgressCallback",
     "data_id_for",

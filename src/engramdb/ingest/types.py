@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engramdb.errors import EngramValidationError
+
 __all__ = ["ChunkDraft", "Chunker", "LoadedDocument", "TokenCounter"]
 
 #: Counts model tokens in a text (the embedder's ``count_tokens``).
@@ -56,7 +58,7 @@ class Chunker(ABC):
 
     def __init__(self, max_tokens: int = 256) -> None:
         if max_tokens < 8:
-            raise ValueError("max_tokens must be at least 8")
+            raise EngramValidationError(f"max_tokens must be at least 8, got {max_tokens}")
         self.max_tokens = max_tokens
 
     @abstractmethod

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from engramdb.errors import RemoteUnavailableError
 from engramdb.remote.client import RemoteClient
-from engramdb.remote.errors import RemoteUnavailableError
 from engramdb.remote.switch import current_client, set_client
 
 __all__ = [

@@ -236,7 +236,7 @@ class HttpClient:
         return _recall_adapter().validate_python(body)
 
     async def _improve(self, req: ImproveRequest) -> Any:
-        from engramdb.improvement.result import ImproveResult
+        from engramdb.models.improve import ImproveResult
 
         payload = _dataset_ref(req.wire_payload(), "dataset", req.dataset)
         # improve.md: against a remote server only True is forwarded; False is dropped and the
@@ -253,7 +253,7 @@ class HttpClient:
         return result
 
     async def _finish_improve(self, run_id: UUID, result: Any) -> Any:
-        from engramdb.improvement.result import ImproveResult
+        from engramdb.models.improve import ImproveResult
 
         final = ImproveResult.model_validate(await self._wait_run(run_id))
         result.stages = final.stages
@@ -291,7 +291,7 @@ class HttpClient:
         return [ResponseQAEntry.model_validate(e) for e in body]
 
     async def _list_conflicts(self, a: dict[str, Any]) -> list[Any]:
-        from engramdb.improvement.conflicts import FactConflict
+        from engramdb.models.conflicts import FactConflict
 
         params: dict[str, str] = {}
         dataset = a["dataset"]
@@ -305,7 +305,7 @@ class HttpClient:
         return [FactConflict.model_validate(c) for c in body]
 
     async def _resolve_conflict(self, a: dict[str, Any]) -> Any:
-        from engramdb.improvement.conflicts import FactConflict
+        from engramdb.models.conflicts import FactConflict
 
         path = f"/api/v1/conflicts/{_segment(str(a['conflict_id']))}/resolve"
         body = await self.request("POST", path, json={"fact_id": str(a["fact_id"])})

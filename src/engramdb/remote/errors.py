@@ -1,4 +1,9 @@
-"""Problem documents back into engramdb exceptions (the client side of ``server/problems``)."""
+"""Problem documents back into engramdb exceptions (the client side of ``server/problems``).
+
+The class comes from the problem's stable ``code`` through :func:`engramdb.errors.by_code`, the
+one table of the tree; a problem without a known code (FastAPI's own, or a server newer than
+this client) falls back to the most specific class for its HTTP status.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,9 @@ from typing import Any
 import httpx
 
 from engramdb import errors
-from engramdb.errors import EngramError, EngramValidationError
+from engramdb.errors import EngramError, EngramValidationError, RemoteUnavailableError
 
 __all__ = ["RemoteUnavailableError", "error_from_response"]
-
-
-class RemoteUnavailableError(EngramError):
-    """The engramdb server could not be reached (or answered something that is not engramdb)."""
-
-    status_code = 503
-    code = "remote_unavailable"
-
-
-def _classes() -> dict[str, type[EngramError]]:
-    found: dict[str, type[EngramError]] = {}
-    stack: list[type[EngramError]] = [EngramError]
-    while stack:
-        cls = stack.pop()
-        found.setdefault(cls.__name__, cls)
-        stack.extend(cls.__subclasses__())
-    return found
 
 
 def _by_status(status: int) -> type[EngramError]:
@@ -46,8 +34,8 @@ def _by_status(status: int) -> type[EngramError]:
 
 
 def error_from_response(response: httpx.Response) -> EngramError:
-    """The exception a failed response stands for: the class the server named (by its title),
-    else one with the same status; the message is the problem's ``detail``."""
+    """The exception a failed response stands for: the class of the problem's ``code``, else
+    one with the same status; the message is the problem's ``detail``."""
     try:
         body: Any = response.json()
     except ValueError:
@@ -57,15 +45,6 @@ def error_from_response(response: httpx.Response) -> EngramError:
             f"the server answered HTTP {response.status_code} without a problem document; is "
             f"{response.request.url} an engramdb server?"
         )
-    detail = str(body.get("detail", f"HTTP {response.status_code}"))
-    cls = _classes().get(str(body.get("title", "")))
-    if cls is None:
-        cls = _by_status(response.status_code)
-    try:
-        if issubclass(cls, errors.DatasetNotFoundError):
-            missing = body.get("missing")
-            return cls(detail, missing=[str(m) for m in missing or []])
-        return cls(detail)
-    except TypeError:  # a class with another constructor: keep the status, lose the class
-        fallback = _by_status(response.status_code)
-        return fallback(detail)
+    problem = {**body, "detail": str(body.get("detail", f"HTTP {response.status_code}"))}
+    cls = errors.by_code().get(str(body.get("code", ""))) or _by_status(response.status_code)
+    return cls.from_problem(problem)

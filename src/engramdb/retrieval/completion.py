@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID
 
+from engramdb.artifacts.conflicts import load_conflicts, relevant_conflicts, render_conflicts
+from engramdb.artifacts.global_index import load_overview
 from engramdb.errors import LLMNotConfiguredError
 from engramdb.models.results import ResponseGraphEntry
 from engramdb.models.search_type import SearchType
@@ -267,8 +269,6 @@ async def _enrich(ctx: RetrievalContext, opts: RecallOptions, built: BuiltContex
 
 
 async def _conflicts(ctx: RetrievalContext, built: BuiltContext) -> str:
-    from engramdb.improvement.conflicts import load_conflicts, relevant_conflicts, render_conflicts
-
     try:
         found = await load_conflicts(ctx.store, ctx.dataset_ids)
     except Exception as exc:  # fail-open by contract: the block only adds context (logged)
@@ -278,8 +278,6 @@ async def _conflicts(ctx: RetrievalContext, built: BuiltContext) -> str:
 
 
 async def _overview(ctx: RetrievalContext, built: BuiltContext) -> str:
-    from engramdb.improvement.global_index import load_overview
-
     cited: list[UUID] = []
     for item in built.evidence:
         if item.data_id is not None:

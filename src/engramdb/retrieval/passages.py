@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
-from engramdb.ingest.chunkers import sentence_spans
 from engramdb.models.records import Node
 from engramdb.retrieval.base import RecallOptions
 from engramdb.retrieval.ranking import hybrid_score, rank_by_score
+from engramdb.text import sentence_spans
 
 __all__ = [
     "STOPWORDS",

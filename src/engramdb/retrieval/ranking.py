@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
+from engramdb.errors import EngramValidationError
 from engramdb.models.search_type import SearchType
 
 __all__ = [
@@ -120,10 +121,14 @@ def weight_or_default(w: float | None) -> float:
 
 
 def _check_influence(name: str, influence: float) -> float:
-    """``influence`` as a float, or ValueError unless it is a finite number in [0, 1]."""
-    value = float(influence)
+    """``influence`` as a float, or EngramValidationError (a ValueError) unless it is a finite
+    number in [0, 1]."""
+    try:
+        value = float(influence)
+    except (TypeError, ValueError):
+        value = math.nan
     if not (0.0 <= value <= 1.0):  # also rejects NaN
-        raise ValueError(f"{name} must be between 0 and 1, got {influence!r}")
+        raise EngramValidationError(f"{name} must be a number between 0 and 1, got {influence!r}")
     return value
 
 

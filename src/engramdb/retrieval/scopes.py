@@ -6,6 +6,8 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engramdb.errors import EngramValidationError
+
 __all__ = ["KNOWN_SCOPES", "ScopePlan", "expand_scope", "plan_scope"]
 
 KNOWN_SCOPES = (
@@ -59,7 +61,7 @@ def expand_scope(
     * "session_first" → session, graph (then any other listed values).
     * "all" → graph, session, trace, session_context (never tools or code).
     * "graph_context" is a deprecated alias of "graph".
-    * Any other unknown name raises ValueError.
+    * Any other unknown name raises EngramValidationError (a ValueError).
     """
     if scope is None:
         names: list[str] = ["auto"]
@@ -68,9 +70,9 @@ def expand_scope(
     elif isinstance(scope, Sequence) and all(isinstance(s, str) for s in scope):
         names = list(scope)
         if not names:
-            raise ValueError("scope must name at least one source, e.g. scope='graph'")
+            raise EngramValidationError("scope must name at least one source, e.g. scope='graph'")
     else:
-        raise ValueError(f"scope must be a string or a list of strings, got {scope!r}")
+        raise EngramValidationError(f"scope must be a string or a list of strings, got {scope!r}")
 
     lanes: list[str] = []
     if "session_first" in names:
@@ -82,7 +84,7 @@ def expand_scope(
                 f"scope {raw!r} is deprecated; use {name!r}", DeprecationWarning, stacklevel=3
             )
         if name not in KNOWN_SCOPES:
-            raise ValueError(
+            raise EngramValidationError(
                 f"unknown recall scope {raw!r}; valid scopes are: {', '.join(KNOWN_SCOPES)}"
             )
         if name == "session_first":

@@ -1,7 +1,10 @@
 """Errors as RFC 9457 problem documents: ONE place turns every failure into a response.
 
-* :class:`~engramdb.errors.EngramError` (and subclasses, including the access package's
-  authentication error) answer with the status the class carries and its stable ``code``.
+* :class:`~engramdb.errors.EngramError` and its subclasses answer with the document
+  :meth:`~engramdb.errors.EngramError.to_problem` makes: the status the class carries, its
+  stable ``code`` and the fields it lists (the remote client rebuilds the same class from it).
+  Bad input is an :class:`~engramdb.errors.EngramValidationError` (422); a bare ``ValueError``
+  reaching this layer is a bug like any other exception.
 * FastAPI's request validation answers 422 with the offending fields (``errors``), never echoing
   the rejected input back.
 * Starlette's HTTP errors (404 for an unknown route, 405, ...) keep their status.
@@ -55,21 +58,16 @@ def problem_response(
 
 
 def error_response(exc: EngramError) -> JSONResponse:
-    """The response for an engramdb error (status and code from its class)."""
-    status = int(getattr(exc, "status_code", 500))
-    code = str(getattr(exc, "code", "engram_error"))
-    extra: dict[str, Any] = {}
-    missing = getattr(exc, "missing", None)
-    if isinstance(missing, list) and missing:
-        extra["missing"] = [str(m) for m in missing]
+    """The response for an engramdb error (:meth:`~engramdb.errors.EngramError.to_problem`)."""
+    body: dict[str, Any] = exc.to_problem()
     improve_result = getattr(exc, "improve_result", None)
     if improve_result is not None and hasattr(improve_result, "model_dump"):
-        extra["improve_result"] = improve_result.model_dump(mode="json")
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if status >= 500:
-        logger.warning("request failed with %s (%s)", type(exc).__name__, code)
-    return problem_response(
-        status, type(exc).__name__, exc.message, code=code, extra=extra, headers=headers
+        body["improve_result"] = improve_result.model_dump(mode="json")
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
+    if exc.status_code >= 500:
+        logger.warning("request failed with %s (%s)", type(exc).__name__, exc.code)
+    return JSONResponse(
+        body, status_code=exc.status_code, media_type=PROBLEM_CONTENT_TYPE, headers=headers
     )
 
 
@@ -113,12 +111,6 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _value_error(_request: Request, exc: Exception) -> JSONResponse:
-    # The verbs raise a plain ValueError for some bad arguments by contract (recall's unknown
-    # scope, as the reference does): input errors, so 422.
-    return problem_response(422, type(exc).__name__, str(exc), code="validation_error")
-
-
 async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
     logger.exception("unhandled error in the engramdb server: %s", type(exc).__name__)
     return problem_response(
@@ -134,5 +126,4 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(EngramError, _engram_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(ValueError, _value_error)
     app.add_exception_handler(Exception, _unexpected)

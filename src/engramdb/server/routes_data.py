@@ -11,8 +11,8 @@ from fastapi import APIRouter, Query, Response, status
 from engramdb.api.graph import GraphSnapshot
 from engramdb.api.skills import Skill, SkillRecord
 from engramdb.errors import NotFoundError
-from engramdb.improvement.conflicts import FactConflict
 from engramdb.models.access import Grant, Permission
+from engramdb.models.conflicts import FactConflict
 from engramdb.models.records import Dataset, Node
 from engramdb.models.results import ResponseAgentTraceEntry, ResponseQAEntry
 from engramdb.models.sessions import SessionRecord

@@ -16,9 +16,9 @@ from pydantic import TypeAdapter
 from starlette.datastructures import UploadFile
 
 from engramdb.errors import EngramValidationError
-from engramdb.improvement.result import ImproveResult
 from engramdb.ingest import chunkers
 from engramdb.ingest.types import Chunker
+from engramdb.models.improve import ImproveResult
 from engramdb.models.results import ForgetResult, RecallResponse, RememberResult
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep, body_spec, parse_body, read_body, to_request

@@ -18,9 +18,9 @@ from engramdb.ingest.chunkers import (
     TextChunker,
     TextChunkerWithOverlap,
     resolve_chunker,
-    sentence_spans,
 )
 from engramdb.ingest.types import ChunkDraft, Chunker, LoadedDocument, TokenCounter
+from engramdb.text import sentence_spans
 
 
 def words(text: str) -> int:

@@ -10,9 +10,9 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel
 
+from engramdb.errors import LLMOutputError
 from engramdb.providers.llm import (
     ChatMessage,
-    LLMOutputError,
     OpenAICompatibleLLM,
     StoreResponseCache,
     cache_key,

@@ -13,8 +13,13 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from engramdb.errors import ConfigurationError, LLMPaymentRequiredError, LLMProviderError
-from engramdb.providers.llm import ChatMessage, LLMOutputError, OpenAICompatibleLLM
+from engramdb.errors import (
+    ConfigurationError,
+    LLMOutputError,
+    LLMPaymentRequiredError,
+    LLMProviderError,
+)
+from engramdb.providers.llm import ChatMessage, OpenAICompatibleLLM
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 
 ROUTE = "chat/completions"

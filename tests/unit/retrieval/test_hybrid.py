@@ -14,7 +14,7 @@ import pytest
 import engramdb
 from engramdb.engine import get_engine
 from engramdb.errors import LLMNotConfiguredError
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.retrieval.completion import DEFAULT_SYSTEM_PROMPTS

@@ -9,7 +9,6 @@ from engramdb.providers.llm.base import (
     CallStats,
     ChatMessage,
     Completion,
-    LLMOutputError,
     ResponseCache,
 )
 from engramdb.providers.llm.cache import StoreResponseCache, cache_key
@@ -21,7 +20,6 @@ __all__ = [
     "CallStats",
     "ChatMessage",
     "Completion",
-    "LLMOutputError",
     "OpenAICompatibleLLM",
     "ResponseCache",
     "StoreResponseCache",

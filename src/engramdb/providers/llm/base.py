@@ -15,14 +15,11 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from engramdb.errors import LLMProviderError
-
 __all__ = [
     "LLM",
     "CallStats",
     "ChatMessage",
     "Completion",
-    "LLMOutputError",
     "ResponseCache",
     "T",
 ]
@@ -70,19 +67,6 @@ class Completion:
     finish_reason: str | None = None
 
 
-class LLMOutputError(LLMProviderError):
-    """The model answered, but not with output matching the requested schema -- even after one
-    repair round. The provider itself works, so callers may fall back (e.g. to offline
-    extraction) instead of failing the whole operation. ``stats`` holds what the failed
-    attempt cost, so the caller's accounting stays honest."""
-
-    code = "llm_output_error"
-
-    def __init__(self, message: str, *, stats: CallStats | None = None) -> None:
-        super().__init__(message)
-        self.stats = stats if stats is not None else CallStats()
-
-
 class ResponseCache(Protocol):
     """Where validated structured answers are kept, keyed by a hash of the request.
 
@@ -101,7 +85,8 @@ class LLM(ABC):
     Implementations retry transient failures themselves and raise only
     :class:`~engramdb.errors.LLMProviderError` subclasses:
     :class:`~engramdb.errors.LLMPaymentRequiredError` when the budget is exhausted (never
-    retried), :class:`LLMOutputError` when a structured answer stays invalid, and plain
+    retried), :class:`~engramdb.errors.LLMOutputError` when a structured answer stays invalid,
+    :class:`~engramdb.errors.LLMBadRequestError` when the server rejects the request, and plain
     ``LLMProviderError`` when the provider cannot be used (unreachable after retries, bad key).
     Messages never contain the API key.
     """
@@ -132,10 +117,10 @@ class LLM(ABC):
     ) -> tuple[T, CallStats]:
         """An instance of ``schema`` the model produced for ``messages``, validated.
 
-        Raises :class:`LLMOutputError` when no valid instance could be obtained. ``data_id``
-        tags a cached answer with the data item it was derived from; ``cache=False`` neither
-        reads nor writes the response cache (for an answer derived from several data items,
-        which one tag could not forget with each of them).
+        Raises :class:`~engramdb.errors.LLMOutputError` when no valid instance could be
+        obtained. ``data_id`` tags a cached answer with the data item it was derived from;
+        ``cache=False`` neither reads nor writes the response cache (for an answer derived
+        from several data items, which one tag could not forget with each of them).
         """
 
     async def close(self) -> None:  # noqa: B027 - optional hook, default does nothing

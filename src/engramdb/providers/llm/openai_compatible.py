@@ -37,6 +37,8 @@ from pydantic import ValidationError
 
 from engramdb.errors import (
     ConfigurationError,
+    LLMBadRequestError,
+    LLMOutputError,
     LLMPaymentRequiredError,
     LLMProviderError,
     scrub_secrets,
@@ -46,7 +48,6 @@ from engramdb.providers.llm.base import (
     CallStats,
     ChatMessage,
     Completion,
-    LLMOutputError,
     ResponseCache,
     T,
 )
@@ -92,16 +93,6 @@ class _Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.retry_after = retry_after
-
-
-class _BadRequest(LLMProviderError):
-    """Internal: HTTP 400/422. ``detail`` is the server's text, inspected to decide whether an
-    optional request feature (response_format, temperature) should be dropped and the request
-    sent again. Escapes as a plain LLMProviderError when nothing can be dropped."""
-
-    def __init__(self, message: str, detail: str) -> None:
-        super().__init__(message)
-        self.detail = detail
 
 
 @dataclass(slots=True)
@@ -296,7 +287,7 @@ class OpenAICompatibleLLM(LLM):
                     max_tokens=max_tokens,
                     response_format=response_format,
                 )
-            except _BadRequest as exc:
+            except LLMBadRequestError as exc:
                 detail = exc.detail.lower()
                 if response_format is not None and any(w in detail for w in _FORMAT_WORDS):
                     self._mode = max(self._mode, mode + 1)
@@ -412,7 +403,7 @@ class OpenAICompatibleLLM(LLM):
             )
         message = self._scrub(f"{where} answered HTTP {status} for model {self.model!r}: {detail}")
         if status in (400, 422):
-            return _BadRequest(message, detail)
+            return LLMBadRequestError(message, detail)
         if status == 404:
             message += " (check LLM_ENDPOINT and LLM_MODEL)"
         return LLMProviderError(message)

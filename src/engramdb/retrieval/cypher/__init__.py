@@ -7,9 +7,9 @@ any store exposing ``cypher_backend()`` tomorrow) → executor (rows as JSON-abl
 
 from __future__ import annotations
 
+from engramdb.errors import CypherSyntaxError, CypherTimeoutError, CypherUnsupportedError
 from engramdb.retrieval.cypher.backend import (
     CypherBackend,
-    CypherTimeoutError,
     Dialect,
     SqliteCypherBackend,
     SqliteDialect,
@@ -21,7 +21,6 @@ from engramdb.retrieval.cypher.compiler import (
     CompiledQuery,
     compile_query,
 )
-from engramdb.retrieval.cypher.errors import CypherSyntaxError, CypherUnsupportedError
 from engramdb.retrieval.cypher.executor import DEFAULT_TIMEOUT_S, CypherResult, run_cypher
 from engramdb.retrieval.cypher.parse_expr import WRITE_CLAUSES
 from engramdb.retrieval.cypher.parser import parse

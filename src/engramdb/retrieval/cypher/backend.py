@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engramdb.errors import EngramValidationError, FeatureNotAvailableError
+from engramdb.errors import CypherTimeoutError, FeatureNotAvailableError
 from engramdb.retrieval.cypher.errors import DOCS_HINT
 
 if TYPE_CHECKING:
@@ -41,12 +41,6 @@ __all__ = [
 
 #: A piece of SQL with ``?`` placeholders and the values bound to them, in order.
 Fragment = tuple[str, list[object]]
-
-
-class CypherTimeoutError(EngramValidationError):
-    """The query ran longer than its time budget and was aborted (nothing was changed)."""
-
-    code = "cypher_timeout"
 
 
 class Dialect(ABC):

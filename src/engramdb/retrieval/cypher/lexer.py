@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engramdb.retrieval.cypher.errors import CypherSyntaxError
+from engramdb.errors import CypherSyntaxError
 
 __all__ = ["Token", "TokenKind", "tokenize"]
 

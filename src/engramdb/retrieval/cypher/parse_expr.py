@@ -6,6 +6,7 @@ of expressions is documented there.
 
 from __future__ import annotations
 
+from engramdb.errors import CypherSyntaxError, CypherUnsupportedError
 from engramdb.retrieval.cypher.ast import (
     BoolOp,
     Compare,
@@ -21,7 +22,6 @@ from engramdb.retrieval.cypher.ast import (
     Prop,
     Var,
 )
-from engramdb.retrieval.cypher.errors import CypherSyntaxError, CypherUnsupportedError
 from engramdb.retrieval.cypher.lexer import Token
 
 __all__ = ["AGGREGATES", "FUNCTIONS", "OTHER_CLAUSES", "WRITE_CLAUSES", "ExprParser"]

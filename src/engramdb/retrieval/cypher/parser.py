@@ -26,6 +26,7 @@ feature (OPTIONAL MATCH, WITH, UNWIND, UNION, variable-length paths, arithmetic,
 
 from __future__ import annotations
 
+from engramdb.errors import CypherSyntaxError, CypherUnsupportedError
 from engramdb.retrieval.cypher.ast import (
     Direction,
     Expr,
@@ -37,7 +38,6 @@ from engramdb.retrieval.cypher.ast import (
     ReturnItem,
     Var,
 )
-from engramdb.retrieval.cypher.errors import CypherSyntaxError, CypherUnsupportedError
 from engramdb.retrieval.cypher.lexer import tokenize
 from engramdb.retrieval.cypher.parse_expr import ExprParser
 

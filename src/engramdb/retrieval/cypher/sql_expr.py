@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal as Lit
 from uuid import UUID
 
+from engramdb.errors import CypherSyntaxError
 from engramdb.retrieval.cypher.ast import (
     BoolOp,
     Compare,
@@ -28,7 +29,6 @@ from engramdb.retrieval.cypher.ast import (
     Var,
 )
 from engramdb.retrieval.cypher.backend import Dialect, Fragment
-from engramdb.retrieval.cypher.errors import CypherSyntaxError
 from engramdb.retrieval.cypher.parse_expr import AGGREGATES
 
 __all__ = [

@@ -25,12 +25,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from engramdb.errors import EngramValidationError, LLMNotConfiguredError
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION
+from engramdb.errors import EngramValidationError, LLMNotConfiguredError, LLMOutputError
+from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
-from engramdb.providers.llm.base import LLM, ChatMessage, LLMOutputError
+from engramdb.providers.llm.base import LLM, ChatMessage
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import (
     DEFAULT_SYSTEM_PROMPTS,

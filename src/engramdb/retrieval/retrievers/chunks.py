@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from engramdb.artifacts.conflicts import label_chunk_results
 from engramdb.engine import check_embedding
-from engramdb.improvement.conflicts import label_chunk_results
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION, SUMMARY_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType

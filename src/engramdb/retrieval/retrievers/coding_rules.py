@@ -22,7 +22,7 @@ from uuid import UUID
 
 from engramdb.engine import check_embedding
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType

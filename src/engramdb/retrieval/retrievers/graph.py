@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engramdb.engine import check_embedding
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Edge, Node, NodeType
 from engramdb.models.search_type import SearchType
 from engramdb.personalization.lookup import PreferenceView, personal_terms

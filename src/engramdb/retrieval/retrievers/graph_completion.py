@@ -33,12 +33,12 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from engramdb.errors import EngramValidationError
-from engramdb.improvement.truth import anchor_block
+from engramdb.artifacts.truth import anchor_block
+from engramdb.errors import EngramValidationError, LLMOutputError
 from engramdb.models.records import Node, NodeType, stable_id
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
-from engramdb.providers.llm.base import LLM, ChatMessage, LLMOutputError
+from engramdb.providers.llm.base import LLM, ChatMessage
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, complete, render_user_prompt
 from engramdb.retrieval.context import (

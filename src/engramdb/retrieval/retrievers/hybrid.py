@@ -51,7 +51,7 @@ from typing import Literal
 from uuid import UUID
 
 from engramdb.engine import check_embedding
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType

@@ -20,7 +20,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.engine import check_embedding
-from engramdb.ingest.graph_builder import CHUNK_COLLECTION
+from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType
 from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
