@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from uuid import UUID
 
-from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
-from engramdb.improvement.context import ImproveContext, ImproveOptions
-from engramdb.improvement.runner import run_improve
+from engramdb.improvement.context import ImproveOptions
+from engramdb.improvement.runner import improve_dataset
 from engramdb.models.improve import ImproveResult
-from engramdb.models.records import Dataset, User
 from engramdb.models.requests import ImproveRequest
 from engramdb.sessions.validation import validate_session_id
 
-__all__ = ["ImproveResult", "improve", "improve_dataset"]
+__all__ = ["ImproveResult", "improve"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,43 +61,9 @@ async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     )
 
 
-async def improve_dataset(
-    dataset: str | UUID,
-    options: ImproveOptions,
-    *,
-    user: User | None = None,
-    run_in_background: bool = False,
-    engine: Engine,
-) -> ImproveResult:
-    """improve() after argument checks (also used by the automatic improve after remember)."""
-    eng = engine
-    eng.settings  # noqa: B018 - reading the settings validates IMPROVE_STAGES_DISABLED now
-    owner = await eng.resolve_user(user)
-    target = await _resolve_dataset(eng, owner, dataset)
-    result = ImproveResult(dataset_id=target.id, dataset_name=target.name)
-    ctx = ImproveContext(engine=eng, user=owner, dataset=target, options=options)
-    if not run_in_background:
-        return await run_improve(ctx, result)
-    task = eng.spawn(run_improve(ctx, result), name=f"engramdb-improve-{target.id}")
-    task.add_done_callback(_log_failure)
-    result._task = task
-    return result
-
-
-def _log_failure(task: asyncio.Task[ImproveResult]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        logger.warning("background improve failed: %s", type(task.exception()).__name__)
-
-
 def _session_ids(value: Sequence[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
         raise EngramValidationError("session_ids must be a list of session ids, not one string")
     return tuple(dict.fromkeys(validate_session_id(s) for s in value))
-
-
-async def _resolve_dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset:
-    # A UUID needs write permission (engramdb.access.check: PermissionDeniedError, the same for
-    # an unknown id); a name is owner-scoped: the caller's own dataset, created if missing.
-    return await dataset_for_write(engine.store, owner, ref)

@@ -34,7 +34,7 @@ def wants_auto_improve(engine: Engine, self_improvement: bool) -> bool:
 
 
 async def _run(engine: Engine, owner: User, dataset: Dataset, options: ImproveOptions) -> str:
-    from engramdb.api.improve import improve_dataset
+    from engramdb.improvement.runner import improve_dataset
 
     try:
         result = await improve_dataset(dataset.id, options, user=owner, engine=engine)

@@ -15,17 +15,24 @@ stages skipped as ``budget_exhausted``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING
+from uuid import UUID
 
+from engramdb.access.permissions import dataset_for_write
 from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
-from engramdb.improvement.context import ImproveContext
+from engramdb.improvement.context import ImproveContext, ImproveOptions
 from engramdb.improvement.stages import STAGES, disabled_stages
 from engramdb.models.improve import ImproveResult, StageResult
-from engramdb.models.records import RunStatus
+from engramdb.models.records import Dataset, RunStatus, User
 
-__all__ = ["run_improve"]
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
+
+__all__ = ["improve_dataset", "run_improve"]
 
 logger = logging.getLogger(__name__)
 
@@ -123,3 +130,37 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
         fatal.improve_result = result  # type: ignore[attr-defined]
         raise fatal
     return result
+
+
+async def improve_dataset(
+    dataset: str | UUID,
+    options: ImproveOptions,
+    *,
+    user: User | None = None,
+    run_in_background: bool = False,
+    engine: Engine,
+) -> ImproveResult:
+    """improve() after argument checks (also used by the automatic improve after remember)."""
+    eng = engine
+    eng.settings  # noqa: B018 - reading the settings validates IMPROVE_STAGES_DISABLED now
+    owner = await eng.resolve_user(user)
+    target = await _resolve_dataset(eng, owner, dataset)
+    result = ImproveResult(dataset_id=target.id, dataset_name=target.name)
+    ctx = ImproveContext(engine=eng, user=owner, dataset=target, options=options)
+    if not run_in_background:
+        return await run_improve(ctx, result)
+    task = eng.spawn(run_improve(ctx, result), name=f"engramdb-improve-{target.id}")
+    task.add_done_callback(_log_failure)
+    result._task = task
+    return result
+
+
+def _log_failure(task: asyncio.Task[ImproveResult]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("background improve failed: %s", type(task.exception()).__name__)
+
+
+async def _resolve_dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset:
+    # A UUID needs write permission (engramdb.access.check: PermissionDeniedError, the same for
+    # an unknown id); a name is owner-scoped: the caller's own dataset, created if missing.
+    return await dataset_for_write(engine.store, owner, ref)

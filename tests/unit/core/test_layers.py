@@ -17,10 +17,7 @@ SRC = Path(__file__).resolve().parents[3] / "src" / "engramdb"
 
 READERS_MUST_NOT_IMPORT = ("engramdb.improvement", "engramdb.ingest", "engramdb.api")
 IMPROVE_MUST_NOT_IMPORT = ("engramdb.api",)
-EXEMPT = {
-    # scheduled by the engine: issue 11 item 5, integrator
-    "improvement/auto.py",
-}
+EXEMPT: set[str] = set()
 
 
 def _package_of(path: Path) -> list[str]:
