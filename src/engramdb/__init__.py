@@ -6,10 +6,10 @@ Programs written for the reference system run with ``import engramdb as cognee``
 Heavy modules load on first use, so ``import engramdb`` stays fast.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+# No ``from __future__ import annotations`` and only underscored helper imports: every public
+# name of this module is API (pinned by tests/unit/core/test_public_api.py).
+import importlib as _importlib
+import typing as _typing
 
 from engramdb.errors import (
     AuthenticationError,
@@ -47,7 +47,7 @@ from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old 
 from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from engramdb import access
     from engramdb.access import (
         authenticate,
@@ -223,17 +223,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     from engramdb.remote.switch import wrap_public  # remote mode: verbs switch after serve()
 
     if name in _LAZY_MODULES:
-        loaded = wrap_public(name, importlib.import_module(_LAZY_MODULES[name]))
+        loaded = wrap_public(name, _importlib.import_module(_LAZY_MODULES[name]))
         globals()[name] = loaded
         return loaded
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engramdb' has no attribute {name!r}")
-    value = wrap_public(name, getattr(importlib.import_module(module), name))
+    value = wrap_public(name, getattr(_importlib.import_module(module), name))
     globals()[name] = value
     return value
 

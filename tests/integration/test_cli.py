@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.main import get_command
@@ -30,13 +31,51 @@ def test_every_command_is_listed_in_top_level_help() -> None:
     assert set(_commands()) >= {"remember", "recall", "forget", "datasets", "demo"}
 
 
-@pytest.mark.parametrize("command", _commands())
-def test_every_command_has_help(command: str) -> None:
-    result = runner.invoke(app, [command, "--help"])
+def _tree() -> dict[tuple[str, ...], Any]:
+    """Every command and sub-command (groups included) by its path, e.g. ``("users", "keys")``."""
+    found: dict[tuple[str, ...], Any] = {}
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        found[path] = command
+        for name, sub in sorted((getattr(command, "commands", None) or {}).items()):
+            walk(sub, (*path, name))
+
+    walk(get_command(app), ())
+    return found
+
+
+TREE = _tree()
+
+
+def test_the_tree_has_the_nested_commands() -> None:
+    assert {("remember",), ("session", "show"), ("users", "keys", "revoke")} <= set(TREE)
+
+
+@pytest.mark.parametrize("path", sorted(TREE), ids=lambda p: " ".join(p) or "engramdb")
+def test_every_command_has_help(path: tuple[str, ...]) -> None:
+    """Each command (and sub-command) describes itself in its own words: a docstring whose first
+    line is a sentence of several words, not typer's empty default nor another command's text,
+    shown by ``--help``; and every option and argument says what it is for."""
+    command = TREE[path]
+    summary = (command.help or "").strip().splitlines()[0] if (command.help or "").strip() else ""
+    assert len(summary.split()) >= 3, f"{' '.join(path)!r} has no description of its own"
+    others = {
+        (c.help or "").strip().splitlines()[0]
+        for p, c in TREE.items()
+        if p != path and (c.help or "").strip()
+    }
+    assert summary not in others, f"{' '.join(path)!r} repeats another command's help"
+    for param in command.params:
+        if param.param_type_name in ("option", "argument") and param.name != "help":
+            assert (getattr(param, "help", None) or "").strip(), f"{path}: {param.name} has no help"
+
+    result = runner.invoke(app, [*path, "--help"], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "Usage" in result.output
-    # the docstring's first line is the command's description
-    assert len(result.output.splitlines()) > 3
+    assert " ".join(summary.split()[:3]) in " ".join(result.output.split())
+    if path:
+        listing = runner.invoke(app, [*path[:-1], "--help"], terminal_width=200).output
+        assert path[-1] in listing
 
 
 def test_remember_recall_forget_json(tmp_path: Path) -> None:

@@ -84,8 +84,38 @@ def test_search_type_families_match_the_seed() -> None:
     } == IMPORTANCE_WEIGHTED_TYPES
     assert SearchType.HYBRID_COMPLETION not in GRAPH_FAMILY_TYPES
     assert not (SIMILARITY_ONLY_TYPES & IMPORTANCE_WEIGHTED_TYPES)
-    for t in SearchType:
-        assert uses_importance_weight(t) == (t in IMPORTANCE_WEIGHTED_TYPES)
+
+
+#: Whether each search type lets importance_weight shape its ranking, written out from the seed
+#: (importance-weight.md) rather than read from the constants under test. A new SearchType
+#: needs an entry here: the decision is made on purpose, not inherited as "False".
+USES_IMPORTANCE_WEIGHT = {
+    "CHUNKS": False,
+    "CHUNKS_LEXICAL": False,
+    "SUMMARIES": False,
+    "RAG_COMPLETION": False,
+    "TRIPLET_COMPLETION": False,
+    "GRAPH_COMPLETION": True,
+    "GRAPH_COMPLETION_COT": True,
+    "GRAPH_COMPLETION_CONTEXT_EXTENSION": True,
+    "GRAPH_COMPLETION_DECOMPOSITION": True,
+    "GRAPH_SUMMARY_COMPLETION": True,
+    "HYBRID_COMPLETION": True,
+    "TEMPORAL": False,
+    "CYPHER": False,
+    "CODING_RULES": False,
+    "SKILLS": False,
+    "AGENTIC_COMPLETION": False,
+}
+
+
+def test_every_search_type_has_an_importance_decision() -> None:
+    assert {t.value for t in SearchType} == set(USES_IMPORTANCE_WEIGHT)
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(USES_IMPORTANCE_WEIGHT.items()))
+def test_uses_importance_weight_per_type(name: str, expected: bool) -> None:
+    assert uses_importance_weight(SearchType(name)) is expected
 
 
 # --- weights ----------------------------------------------------------------------------------

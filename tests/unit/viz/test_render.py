@@ -4,7 +4,10 @@ inert."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from importlib import resources
 from typing import Any
 from uuid import UUID, uuid4
@@ -219,11 +222,44 @@ def test_legend_lists_the_types_present_in_pipeline_order() -> None:
     }
 
 
+#: The colours pages have always used: a type keeps its colour across pages, processes and
+#: releases, so these are pinned (a salted ``hash()`` would change them per process).
+EXPECTED_COLOURS = {
+    "Document": "#4e79a7",
+    "Chunk": "#f28e2b",
+    "Summary": "#59a14f",
+    "Entity": "#e15759",
+    "EntityType": "#b07aa1",
+    "Recipe": "#bab0ac",
+    "Person": "#2f4b7c",
+    "Whatever": "#2f4b7c",
+    "Ünïcode": "#edc948",
+    "": "#76b7b2",
+}
+
+
 def test_type_colours_are_distinct_and_stable() -> None:
     builtin = [color_for_type(t.value) for t in NodeType]
     assert len(set(builtin)) == len(builtin)
-    assert color_for_type("Recipe") == color_for_type("Recipe")
+    assert {t: color_for_type(t) for t in EXPECTED_COLOURS} == EXPECTED_COLOURS
     assert re.fullmatch(r"#[0-9a-f]{6}", color_for_type("Whatever"))
+
+
+def test_type_colours_do_not_depend_on_the_hash_seed() -> None:
+    code = (
+        "import json, sys; from engramdb.viz.html import color_for_type; "
+        "print(json.dumps([color_for_type(t) for t in sys.argv[1:]]))"
+    )
+    names = [f"Type{i}" for i in range(40)]
+    seen = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, *names], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        seen.append(json.loads(done.stdout))
+    assert seen[0] == seen[1] == [color_for_type(n) for n in names]
 
 
 def test_empty_graph_says_the_memory_is_empty() -> None:
