@@ -28,6 +28,7 @@ EXPECTED_ALL = [
     "DatasetNotFoundError",
     "EmbeddingMismatchError",
     "EmbeddingProviderError",
+    "Engine",
     "EngramError",
     "EngramValidationError",
     "FactConflict",
