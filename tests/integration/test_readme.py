@@ -27,3 +27,26 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     tests_command = _readme_commands()[1]
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests_command in ci.splitlines()
+
+
+def test_every_python_block_of_the_readme_runs(tmp_path: Path) -> None:
+    """Each ```python block runs as a script, offline (fake embedder), in a fresh data dir."""
+    import os
+    import subprocess
+    import sys
+
+    blocks = re.findall(r"```python\n(.*?)\n```", (ROOT / "README.md").read_text(), flags=re.S)
+    assert len(blocks) >= 2
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ENGRAMDB_", "LLM_", "EMBEDDING_"))
+    }
+    env.update(EMBEDDING_PROVIDER="fake", EMBEDDING_DIMENSIONS="64")
+    for index, block in enumerate(blocks):
+        script = tmp_path / f"block{index}.py"
+        script.write_text(block)
+        env["ENGRAMDB_DATA_DIR"] = str(tmp_path / f"data{index}")
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, f"README block {index} failed:\n{done.stderr[-2000:]}"
+        assert done.stdout.strip(), f"README block {index} printed nothing"
