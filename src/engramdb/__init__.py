@@ -48,7 +48,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access
+    from engramdb import access, session
     from engramdb.access import (
         authenticate,
         check,
@@ -60,13 +60,22 @@ if _typing.TYPE_CHECKING:
         revoke,
         revoke_api_key,
     )
-    from engramdb.api import session
-    from engramdb.api.conflicts import list_conflicts, resolve_conflict
-    from engramdb.api.graph import GraphSnapshot, get_graph, get_node
-    from engramdb.api.skills import load_skill, remember_skill, remember_skills
-    from engramdb.api.visualize import visualize_graph
     from engramdb.engine import Engine
-    from engramdb.facade import forget, improve, list_datasets, recall, remember
+    from engramdb.facade import (
+        forget,
+        get_graph,
+        get_node,
+        improve,
+        list_conflicts,
+        list_datasets,
+        load_skill,
+        recall,
+        remember,
+        remember_skill,
+        remember_skills,
+        resolve_conflict,
+        visualize_graph,
+    )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.models.conflicts import FactConflict
     from engramdb.models.improve import ImproveResult, StageResult
@@ -80,6 +89,7 @@ if _typing.TYPE_CHECKING:
         ResponseQAEntry,
         ResponseSessionContextEntry,
     )
+    from engramdb.models.snapshot import GraphSnapshot
     from engramdb.remote import disconnect, serve
     from engramdb.sessions import entries as memory
     from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
@@ -102,20 +112,20 @@ _LAZY = {
     "recall": "engramdb.facade",
     "forget": "engramdb.facade",
     "improve": "engramdb.facade",
-    "list_conflicts": "engramdb.api.conflicts",
-    "resolve_conflict": "engramdb.api.conflicts",
+    "list_conflicts": "engramdb.facade",
+    "resolve_conflict": "engramdb.facade",
     "FactConflict": "engramdb.models.conflicts",
     "ImproveResult": "engramdb.models.improve",
     "StageResult": "engramdb.models.improve",
     "list_datasets": "engramdb.facade",
     "Engine": "engramdb.engine",
-    "get_graph": "engramdb.api.graph",
-    "visualize_graph": "engramdb.api.visualize",
-    "remember_skill": "engramdb.api.skills",
-    "remember_skills": "engramdb.api.skills",
-    "load_skill": "engramdb.api.skills",
-    "get_node": "engramdb.api.graph",
-    "GraphSnapshot": "engramdb.api.graph",
+    "get_graph": "engramdb.facade",
+    "visualize_graph": "engramdb.facade",
+    "remember_skill": "engramdb.facade",
+    "remember_skills": "engramdb.facade",
+    "load_skill": "engramdb.facade",
+    "get_node": "engramdb.facade",
+    "GraphSnapshot": "engramdb.models.snapshot",
     "TextChunker": "engramdb.ingest.chunkers",
     "TextChunkerWithOverlap": "engramdb.ingest.chunkers",
     "CsvChunker": "engramdb.ingest.chunkers",
@@ -136,7 +146,7 @@ _LAZY = {
 #: (typed session entries, the reference's ``cognee.memory``).
 _LAZY_MODULES = {
     "access": "engramdb.access",
-    "session": "engramdb.api.session",
+    "session": "engramdb.session",
     "memory": "engramdb.sessions.entries",
 }
 
@@ -224,16 +234,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> _typing.Any:
-    from engramdb.remote.switch import wrap_public  # remote mode: verbs switch after serve()
-
     if name in _LAZY_MODULES:
-        loaded = wrap_public(name, _importlib.import_module(_LAZY_MODULES[name]))
+        loaded = _importlib.import_module(_LAZY_MODULES[name])
         globals()[name] = loaded
         return loaded
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engramdb' has no attribute {name!r}")
-    value = wrap_public(name, getattr(_importlib.import_module(module), name))
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 

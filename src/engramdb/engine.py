@@ -22,7 +22,7 @@ from engramdb.models.records import Dataset, User
 from engramdb.retrieval.registry import Retrievers
 from engramdb.retrieval.warmup import WarmupCache
 from engramdb.settings import Settings, config
-from engramdb.verbs.bound import EngineVerb
+from engramdb.verbs.bound import EngineNamespace, EngineVerb
 
 if TYPE_CHECKING:
     from engramdb.extract.types import Extractor
@@ -68,7 +68,8 @@ class Engine:
             results = await mem.recall("When do owls hunt?")
 
     Every verb of the module-level API is a method here with the same signature
-    (``mem.remember``, ``mem.recall``, ``mem.improve``, ``mem.forget``, ``mem.list_datasets``).
+    (``mem.remember``, ``mem.recall``, ``mem.improve``, ``mem.forget``, ``mem.get_graph``, ...;
+    the session verbs as ``mem.session.add_feedback`` ...).
     Two engines on two data directories work side by side in one process. ``close()`` (or
     leaving the ``async with`` block) waits for the engine's background runs, then releases the
     store's connections and the providers; the engine cannot be used after that.
@@ -82,6 +83,14 @@ class Engine:
     improve = EngineVerb("improve")
     forget = EngineVerb("forget")
     list_datasets = EngineVerb("list_datasets")
+    get_graph = EngineVerb("get_graph")
+    get_node = EngineVerb("get_node")
+    visualize_graph = EngineVerb("visualize_graph")
+    list_conflicts = EngineVerb("list_conflicts")
+    resolve_conflict = EngineVerb("resolve_conflict")
+    remember_skill = EngineVerb("remember_skill")
+    remember_skills = EngineVerb("remember_skills")
+    load_skill = EngineVerb("load_skill")
 
     def __init__(
         self,
@@ -111,6 +120,11 @@ class Engine:
         #: Warm-up verdicts and retriever instances of this engine's recalls.
         self.warmup_cache = WarmupCache()
         self.retrievers = Retrievers()
+
+    @property
+    def session(self) -> EngineNamespace:
+        """The session verbs on this engine (``await mem.session.get_session("chat-1")``)."""
+        return EngineNamespace(self, "engramdb.session")
 
     async def __aenter__(self) -> Engine:
         return self

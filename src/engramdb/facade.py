@@ -1,4 +1,4 @@
-"""The module-level verbs: ``engramdb.remember``, ``engramdb.recall``, ...
+"""The module-level verbs: ``engramdb.remember``, ``engramdb.recall``, ``engramdb.session.*``...
 
 Each is derived from its verb (:mod:`engramdb.verbs`): its signature is the request model's, a
 call validates its arguments into that model and hands the request to the current client: the
@@ -19,18 +19,29 @@ from engramdb.verbs.spec import Verb
 
 __all__ = [
     "forget",
+    "get_graph",
+    "get_node",
     "improve",
+    "list_conflicts",
     "list_datasets",
+    "load_skill",
     "recall",
     "remember",
+    "remember_skill",
+    "remember_skills",
     "remember_with_progress",
+    "resolve_conflict",
     "verb_function",
+    "verb_functions",
+    "visualize_graph",
 ]
+
+VerbFunction = Callable[..., Coroutine[Any, Any, Any]]
 
 
 def verb_function(
     verb: Verb[Any, Any], call: Callable[[Verb[Any, Any], Any], Coroutine[Any, Any, Any]]
-) -> Callable[..., Coroutine[Any, Any, Any]]:
+) -> VerbFunction:
     """A coroutine function with ``verb``'s signature that validates its arguments into the
     verb's request and awaits ``call(verb, request)``; documented by the verb's handler."""
 
@@ -38,6 +49,7 @@ def verb_function(
         return await call(verb, verb.bind(args, kwargs))
 
     run.__name__ = run.__qualname__ = verb.name
+    run.__module__ = verb.namespace
     run.__signature__ = verb.signature  # type: ignore[attr-defined]
     run.__doc__ = inspect.getdoc(verb.handler)
     run.__engramdb_verb__ = verb.name  # type: ignore[attr-defined]
@@ -48,11 +60,30 @@ async def _call_current(verb: Verb[Any, Any], request: Any) -> Any:
     return await active_client().call(verb, request)
 
 
-remember = verb_function(VERBS["remember"], _call_current)
-recall = verb_function(VERBS["recall"], _call_current)
-improve = verb_function(VERBS["improve"], _call_current)
-forget = verb_function(VERBS["forget"], _call_current)
-list_datasets = verb_function(VERBS["list_datasets"], _call_current)
+def verb_functions(namespace: str) -> dict[str, VerbFunction]:
+    """The module-level function of every verb of ``namespace`` (``"engramdb"`` or
+    ``"engramdb.session"``), by name."""
+    return {
+        name: verb_function(verb, _call_current)
+        for name, verb in VERBS.items()
+        if verb.namespace == namespace
+    }
+
+
+_top = verb_functions("engramdb")
+remember = _top["remember"]
+recall = _top["recall"]
+improve = _top["improve"]
+forget = _top["forget"]
+list_datasets = _top["list_datasets"]
+get_graph = _top["get_graph"]
+get_node = _top["get_node"]
+visualize_graph = _top["visualize_graph"]
+list_conflicts = _top["list_conflicts"]
+resolve_conflict = _top["resolve_conflict"]
+remember_skill = _top["remember_skill"]
+remember_skills = _top["remember_skills"]
+load_skill = _top["load_skill"]
 
 
 async def remember_with_progress(

@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 import engramdb
-from engramdb.api.visualize import visualize_graph
+from engramdb import visualize_graph
 from engramdb.cli import app
 from engramdb.errors import DatasetNotFoundError, EngramValidationError
 from engramdb.viz.html import EMPTY_MESSAGE

@@ -88,9 +88,9 @@ async def test_feedback_and_forget_tools(mcp_http: LiveServer) -> None:
         await client.call_tool(
             "recall", {"query": "Do cats sleep?", "query_type": "CHUNKS", "session_id": "s"}
         )
-        from engramdb.api import session
+        from engramdb.engine import get_engine
 
-        (turn,) = mcp_http.call(session.get_session("s", user=alice.user))
+        (turn,) = mcp_http.call(get_engine().session.get_session("s", user=alice.user))
         rated = _data(
             await client.call_tool("feedback", {"session_id": "s", "qa_id": turn.qa_id, "score": 5})
         )

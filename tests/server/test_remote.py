@@ -3,7 +3,6 @@ result types as in-process."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,7 +15,6 @@ from pydantic import BaseModel
 import engramdb
 from engramdb.engine import get_engine
 from engramdb.models.results import RememberResult, ResponseGraphEntry
-from engramdb.remote.switch import SESSION_VERBS
 from tests.server.conftest import Account, LiveServer
 from tests.support.openai_server import OpenAIServer
 
@@ -38,31 +36,6 @@ def local_recall(*args: Any, **kwargs: Any) -> Any:
 
 def local_remember(*args: Any, **kwargs: Any) -> Any:
     return get_engine().remember(*args, **kwargs)
-
-
-def test_switching_verbs_keep_their_signatures() -> None:
-    """The verbs without a request model yet switch to HTTP through a wrapper that must show the
-    local function's signature of its own (follow_wrapped=False: not through __wrapped__)."""
-    from engramdb.api import graph, session, skills, visualize
-
-    modules = {
-        "get_graph": graph,
-        "get_node": graph,
-        "visualize_graph": visualize,
-        "remember_skill": skills,
-        "remember_skills": skills,
-    }
-    for verb in sorted(SESSION_VERBS):
-        public = getattr(engramdb.session, verb)
-        assert inspect.signature(public, follow_wrapped=False) == inspect.signature(
-            getattr(session, verb)
-        ), verb
-    for verb, module in modules.items():
-        public = getattr(engramdb, verb)
-        assert getattr(public, "__engramdb_switchable__", False), verb
-        assert inspect.signature(public, follow_wrapped=False) == inspect.signature(
-            getattr(module, verb)
-        ), verb
 
 
 async def test_remember_recall_forget_over_http_match_in_process(
@@ -185,7 +158,6 @@ def _dumps(items: list[BaseModel]) -> list[dict[str, object]]:
 
 
 async def test_session_verbs_over_http_match_in_process(remote: LiveServer, alice: Account) -> None:
-    from engramdb.api import session
 
     qa_id = await engramdb.session.add_qa(
         "chat", "Where do owls live?", "In barns.", context="notes", feedback_score=4
@@ -208,13 +180,15 @@ async def test_session_verbs_over_http_match_in_process(remote: LiveServer, alic
 
     assert await lookup("barn") == "BARN"
     traces = await engramdb.session.get_traces("chat")
-    local_traces = remote.call(session.get_traces("chat", user=alice.user))
+    local_traces = remote.call(get_engine().session.get_traces("chat", user=alice.user))
     assert _dumps(traces) == _dumps(local_traces) and len(traces) == 2
     assert traces[0].method_params["api_key"] != "sk-secret"  # redacted as in-process
     assert traces[1].origin_function.endswith("lookup") and traces[1].status == "success"
     assert _dumps(await engramdb.session.get_traces("chat", last_n=1)) == _dumps(traces[1:])
     sessions = await engramdb.session.list_sessions()
-    assert _dumps(sessions) == _dumps(remote.call(session.list_sessions(user=alice.user)))
+    assert _dumps(sessions) == _dumps(
+        remote.call(get_engine().session.list_sessions(user=alice.user))
+    )
     assert [s.session_id for s in sessions] == ["chat"]
     assert await engramdb.session.delete_feedback("chat", qa_id) is True
     (entry,) = await engramdb.session.get_session("chat")
@@ -231,18 +205,17 @@ async def test_session_verbs_over_http_match_in_process(remote: LiveServer, alic
 async def test_graph_skills_and_visualize_over_http_match_in_process(
     remote: LiveServer, alice: Account, tmp_path: Path
 ) -> None:
-    from engramdb.api.graph import get_graph, get_node
-    from engramdb.api.skills import load_skill
-    from engramdb.api.visualize import visualize_graph
 
     await engramdb.remember("Owls hunt at night.", "zoo")
     graph = await engramdb.get_graph(["zoo"])
-    assert graph.nodes and graph == remote.call(get_graph(["zoo"], user=alice.user))
-    assert await engramdb.get_graph() == remote.call(get_graph(user=alice.user))
+    assert graph.nodes and graph == remote.call(get_engine().get_graph(["zoo"], user=alice.user))
+    assert await engramdb.get_graph() == remote.call(get_engine().get_graph(user=alice.user))
     assert (await engramdb.get_graph(limit=1)).truncated is True
-    assert await engramdb.get_graph([]) == remote.call(get_graph([], user=alice.user))
+    assert await engramdb.get_graph([]) == remote.call(get_engine().get_graph([], user=alice.user))
     node = await engramdb.get_node(graph.nodes[0].id)
-    assert node is not None and node == remote.call(get_node(graph.nodes[0].id, user=alice.user))
+    assert node is not None and node == remote.call(
+        get_engine().get_node(graph.nodes[0].id, user=alice.user)
+    )
     assert await engramdb.get_node(uuid4()) is None
     with pytest.raises(engramdb.DatasetNotFoundError):
         await engramdb.get_graph(["typo"])
@@ -251,7 +224,7 @@ async def test_graph_skills_and_visualize_over_http_match_in_process(
         "deploy", "Ship the service.", "1. build\n2. push", dataset_name="skills", tags=["ops"]
     )
     assert record.status == "ingested" and record.dataset_name == "skills"
-    skill = remote.call(load_skill(record.id, user=alice.user))
+    skill = remote.call(get_engine().load_skill(record.id, user=alice.user))
     assert (skill.name, skill.procedure, skill.tags) == ("deploy", "1. build\n2. push", ["ops"])
     folder = tmp_path / "skills" / "rollback"
     folder.mkdir(parents=True)
@@ -266,20 +239,23 @@ async def test_graph_skills_and_visualize_over_http_match_in_process(
 
     written = await engramdb.visualize_graph(tmp_path / "remote.html", datasets=["zoo"])
     assert written == str(tmp_path / "remote.html")
-    local = remote.call(visualize_graph(tmp_path / "local.html", datasets=["zoo"], user=alice.user))
+    local = remote.call(
+        get_engine().visualize_graph(tmp_path / "local.html", datasets=["zoo"], user=alice.user)
+    )
     assert Path(written).read_text() == Path(local).read_text()
     everything = await engramdb.visualize_graph(tmp_path)
-    local_all = remote.call(visualize_graph(tmp_path / "all.html", user=alice.user))
+    local_all = remote.call(get_engine().visualize_graph(tmp_path / "all.html", user=alice.user))
     assert Path(everything).read_text() == Path(local_all).read_text()
 
 
 async def test_another_users_ids_are_refused_like_unknown_ones_remotely(
     remote: LiveServer, alice: Account, bob: Account, tmp_path: Path
 ) -> None:
-    from engramdb.api import session
 
     added = remote.call(local_remember("Alice's secret: 4711.", "diary", user=alice.user))
-    qa_id = remote.call(session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user))
+    qa_id = remote.call(
+        get_engine().session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user)
+    )
     graph = await engramdb.get_graph(["diary"])
     await engramdb.disconnect()
     await engramdb.serve(remote.url, api_key=bob.key)
@@ -301,5 +277,7 @@ async def test_another_users_ids_are_refused_like_unknown_ones_remotely(
     assert await engramdb.session.get_traces("s1") == []
     assert await engramdb.session.delete_session("s1") is False
     assert not (tmp_path / "graph.html").exists()
-    (entry,) = remote.call(session.get_session("s1", user=alice.user))  # Bob changed nothing
+    (entry,) = remote.call(
+        get_engine().session.get_session("s1", user=alice.user)
+    )  # Bob changed nothing
     assert entry.feedback_score == 5

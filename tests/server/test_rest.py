@@ -229,10 +229,10 @@ def test_session_feedback_and_entries(live_server: LiveServer, alice: Account) -
 
 
 def test_conflicts_and_skills_routes(live_server: LiveServer, alice: Account) -> None:
-    from engramdb.api.skills import remember_skill
+    from engramdb.engine import get_engine
 
     record = live_server.call(
-        remember_skill("deploy", "How to deploy", "1. build\n2. ship", user=alice.user)
+        get_engine().remember_skill("deploy", "How to deploy", "1. build\n2. ship", user=alice.user)
     )
     with live_server.client(alice) as client:
         skill = client.get(f"/api/v1/skills/{record.id}")

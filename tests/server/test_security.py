@@ -93,9 +93,9 @@ def _same_refusal(a: httpx.Response, b: httpx.Response, a_id: str, b_id: str) ->
 def test_another_users_ids_look_exactly_like_unknown_ids(
     live_server: LiveServer, alice: Account, bob: Account
 ) -> None:
-    from engramdb.api import session
-    from engramdb.api.graph import get_graph
-    from engramdb.api.skills import remember_skill
+    from engramdb.engine import get_engine
+
+    engine = get_engine()
 
     with live_server.client(alice) as a_client:
         added = a_client.post(
@@ -106,9 +106,11 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
             "/api/v1/remember",
             json={"data": "More diary.", "dataset_name": "diary", "run_in_background": True},
         ).json()
-    skill = live_server.call(remember_skill("s", "a skill", "body", user=alice.user))
-    qa_id = live_server.call(session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user))
-    node = live_server.call(get_graph(["diary"], user=alice.user)).nodes[0]
+    skill = live_server.call(engine.remember_skill("s", "a skill", "body", user=alice.user))
+    qa_id = live_server.call(
+        engine.session.add_qa("s1", "q?", "a.", feedback_score=5, user=alice.user)
+    )
+    node = live_server.call(engine.get_graph(["diary"], user=alice.user)).nodes[0]
     real = {
         "dataset": added["dataset_id"],
         "data": added["data_ids"][0],

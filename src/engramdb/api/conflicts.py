@@ -6,7 +6,7 @@ from uuid import UUID
 
 from engramdb.access.permissions import check, readable_datasets
 from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER, conflict_from_node, load_conflicts
-from engramdb.engine import Engine, get_engine
+from engramdb.engine import Engine
 from engramdb.errors import (
     DatasetNotFoundError,
     EngramValidationError,
@@ -15,18 +15,14 @@ from engramdb.errors import (
 )
 from engramdb.models.conflicts import FactConflict
 from engramdb.models.records import Dataset, User
+from engramdb.models.requests.graph import ListConflictsRequest, ResolveConflictRequest
 from engramdb.storage.base import DerivedWrite
 from engramdb.validation import validate_dataset_name, validate_uuid
 
 __all__ = ["FactConflict", "list_conflicts", "resolve_conflict"]
 
 
-async def list_conflicts(
-    dataset: str | UUID | None = None,
-    *,
-    status: str | None = None,
-    user: User | None = None,
-) -> list[FactConflict]:
+async def list_conflicts(engine: Engine, request: ListConflictsRequest) -> list[FactConflict]:
     """The stored fact conflicts of one dataset, or of every dataset you can read.
 
     A name means one of your own datasets (DatasetNotFoundError otherwise); a UUID may name a
@@ -36,9 +32,11 @@ async def list_conflicts(
     ``status`` ``"open"`` or ``"resolved"`` filters. Facts whose edges were deleted since the
     review are left out, and a conflict left with one fact is not listed.
     """
+    dataset = request.dataset
+    status = request.status
+    user = request.user
     if status not in (None, "open", "resolved"):
         raise EngramValidationError(f"status must be 'open', 'resolved' or None, got {status!r}")
-    engine = get_engine()
     if not await engine.database_exists():
         return []
     owner = await engine.resolve_user(user)
@@ -51,16 +49,16 @@ async def list_conflicts(
     return [c for c in found if status is None or c.status == status]
 
 
-async def resolve_conflict(
-    conflict_id: UUID | str, fact_id: UUID | str, *, user: User | None = None
-) -> FactConflict:
+async def resolve_conflict(engine: Engine, request: ResolveConflictRequest) -> FactConflict:
     """Record that the fact ``fact_id`` (a :class:`~engramdb.improvement.conflicts.ConflictFact`
     ``edge_id``) is the right one: it becomes ``current``, the others ``superseded``. Later
     reviews keep the choice while that fact exists. Raises NotFoundError for a conflict that is
     not in your datasets or a fact that is not one of its facts."""
+    conflict_id = request.conflict_id
+    fact_id = request.fact_id
+    user = request.user
     cid = validate_uuid(conflict_id, "conflict_id")
     fid = validate_uuid(fact_id, "fact_id")
-    engine = get_engine()
     owner = await engine.resolve_user(user)
     store = engine.store
     (node,) = await store.get_nodes([cid]) or (None,)

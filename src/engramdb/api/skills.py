@@ -22,18 +22,23 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from uuid import UUID
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from engramdb.access.permissions import check
-from engramdb.engine import get_engine
+from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, PermissionDeniedError, scrub_secrets
 from engramdb.ingest.graph_builder import normalise_name
 from engramdb.ingest.pipeline import data_id_for
-from engramdb.models.records import DataRecord, Node, RunStatus, User, stable_id, utcnow
+from engramdb.models.records import DataRecord, Node, RunStatus, stable_id, utcnow
+from engramdb.models.requests.graph import (
+    LoadSkillRequest,
+    RememberSkillRequest,
+    RememberSkillsRequest,
+)
+from engramdb.models.skills import Skill, SkillRecord
 from engramdb.storage.base import DocumentWrite, VectorRow
 from engramdb.validation import validate_dataset_name, validate_node_set, validate_uuid
 
@@ -58,51 +63,22 @@ MAX_DESCRIPTION_CHARS = 4_000
 MAX_PROCEDURE_BYTES = 512 * 1024
 
 
-class SkillRecord(BaseModel):
-    """What ``remember_skill`` stored (metadata only)."""
-
-    id: UUID
-    data_id: UUID
-    dataset_id: UUID
-    dataset_name: str
-    name: str
-    description: str
-    tags: list[str] = Field(default_factory=list)
-    #: "skipped": the same name, description and procedure were already stored.
-    status: Literal["ingested", "skipped"] = "ingested"
-
-
-class Skill(BaseModel):
-    """A skill with its procedure body, as :func:`load_skill` returns it."""
-
-    id: UUID
-    data_id: UUID
-    dataset_id: UUID
-    name: str
-    description: str
-    tags: list[str] = Field(default_factory=list)
-    procedure: str
-
-
 def skill_id_for(dataset_id: UUID, name: str) -> UUID:
     """A skill's id: one per (dataset, normalised name), so a new version replaces the old."""
     return stable_id("skill", dataset_id, normalise_name(name))
 
 
-async def remember_skill(
-    name: str,
-    description: str,
-    procedure: str,
-    *,
-    dataset_name: str = "main_dataset",
-    tags: list[str] | None = None,
-    user: User | None = None,
-) -> SkillRecord:
+async def remember_skill(engine: Engine, request: RememberSkillRequest) -> SkillRecord:
     """Store one skill; see the module docstring for where each part goes."""
+    name = request.name
+    description = request.description
+    procedure = request.procedure
+    dataset_name = request.dataset_name
+    tags = request.tags
+    user = request.user
     name, description, procedure = _check(name, description, procedure)
     tag_list = validate_node_set(tags)
     dataset_name = validate_dataset_name(dataset_name)
-    engine = get_engine()
     store = engine.store
     owner = await engine.resolve_user(user)
     dataset = await store.get_or_create_dataset(owner.id, dataset_name)
@@ -182,15 +158,13 @@ async def remember_skill(
     return record if written else record.model_copy(update={"status": "skipped"})
 
 
-async def remember_skills(
-    path_or_text: str | Path,
-    *,
-    dataset_name: str = "main_dataset",
-    tags: list[str] | None = None,
-    user: User | None = None,
-) -> list[SkillRecord]:
+async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> list[SkillRecord]:
     """Store skills written as markdown (SKILL.md style): a file, a directory searched for
     ``SKILL.md`` files, or the markdown text itself. See :func:`parse_skill_markdown`."""
+    path_or_text = request.path_or_text
+    dataset_name = request.dataset_name
+    tags = request.tags
+    user = request.user
     sources: list[tuple[str, str | None]] = []
     path = _as_path(path_or_text)
     if path is None:
@@ -208,7 +182,15 @@ async def remember_skills(
         merged = list(dict.fromkeys([*(tags or []), *own_tags]))
         records.append(
             await remember_skill(
-                name, description, procedure, dataset_name=dataset_name, tags=merged, user=user
+                engine,
+                RememberSkillRequest(
+                    name=name,
+                    description=description,
+                    procedure=procedure,
+                    dataset_name=dataset_name,
+                    tags=merged,
+                    user=user,
+                ),
             )
         )
     return records
@@ -266,15 +248,16 @@ def parse_skill_markdown(
     return name, description, body.strip() or text.strip(), tags
 
 
-async def load_skill(skill_id: UUID | str, *, user: User | None = None) -> Skill:
+async def load_skill(engine: Engine, request: LoadSkillRequest) -> Skill:
     """The skill with its procedure body.
 
     Raises PermissionDeniedError for an id that is unknown, not a skill, or in a dataset the
     user cannot read -- never telling those apart (SPEC R-ACL-1).
     """
+    skill_id = request.skill_id
+    user = request.user
     wanted = validate_uuid(skill_id, "skill_id")
     denied = PermissionDeniedError(f"no readable skill {wanted} (or it does not exist)")
-    engine = get_engine()
     store = engine.store
     if not await engine.database_exists():
         raise denied

@@ -14,9 +14,10 @@ from uuid import UUID
 
 from engramdb.access.permissions import denied, visible_nodes
 from engramdb.api.recall import resolve_datasets
-from engramdb.engine import get_engine
+from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError, EngramValidationError
-from engramdb.models.records import Dataset, Edge, Node, User
+from engramdb.models.records import Dataset, Edge, Node
+from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.validation import validate_uuid
 from engramdb.viz.html import render_graph_html
 
@@ -31,15 +32,7 @@ DEFAULT_MAX_NODES = 2000
 DEFAULT_MAX_EDGES = 5000
 
 
-async def visualize_graph(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    datasets: list[str] | None = None,
-    dataset_ids: list[UUID] | None = None,
-    user: User | None = None,
-    max_nodes: int = DEFAULT_MAX_NODES,
-    max_edges: int = DEFAULT_MAX_EDGES,
-) -> str:
+async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str:
     """Write the graph of ``datasets`` (default: every dataset the user can read) to ``path``.
 
     ``datasets`` names resolve against the user's own datasets only; a dataset shared by another
@@ -56,10 +49,15 @@ async def visualize_graph(
     nodes and ``max_edges`` edges are drawn; when the graph is larger the page says how much was
     left out.
     """
+    path = request.path
+    datasets = request.datasets
+    dataset_ids = request.dataset_ids
+    user = request.user
+    max_nodes = request.max_nodes
+    max_edges = request.max_edges
     target = _target_path(path)
     node_limit = _check_limit(max_nodes, "max_nodes")
     edge_limit = _check_limit(max_edges, "max_edges")
-    engine = get_engine()
 
     nodes: list[Node] = []
     edges: list[Edge] = []

@@ -332,7 +332,7 @@ def visualize(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Write the knowledge graph as one interactive HTML page that works offline."""
-    from engramdb.api.visualize import visualize_graph
+    from engramdb.facade import visualize_graph
 
     _configure(data_dir)
     typer.echo(_run(visualize_graph(output, datasets=dataset)))
@@ -349,7 +349,7 @@ app.add_typer(sessions_app, name="session")
 @sessions_app.command("list")
 def session_list(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
     """List your sessions, most recently active first."""
-    from engramdb.api import session as session_api
+    from engramdb import session as session_api
 
     _configure(data_dir)
     found = _run(session_api.list_sessions())
@@ -372,7 +372,7 @@ def session_show(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Print a session's Q&A entries, oldest first, with their qa_id and rating."""
-    from engramdb.api import session as session_api
+    from engramdb import session as session_api
 
     _configure(data_dir)
     entries = _run(session_api.get_session(session_id, last_n))
@@ -401,7 +401,7 @@ def session_feedback(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Rate an answer of a session from 1 (bad) to 5 (good)."""
-    from engramdb.api import session as session_api
+    from engramdb import session as session_api
 
     _configure(data_dir)
     _run(session_api.add_feedback(session_id, qa_id, feedback_score=score, feedback_text=text))
@@ -414,7 +414,7 @@ def session_delete(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Delete a session with every entry in it."""
-    from engramdb.api import session as session_api
+    from engramdb import session as session_api
 
     _configure(data_dir)
     deleted = _run(session_api.delete_session(session_id))

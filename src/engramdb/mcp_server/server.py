@@ -188,7 +188,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         text: str | None = None,
     ) -> dict[str, Any]:
         """Rate an answer recall gave in a session: 1 (bad) .. 5 (good), 3 is neutral."""
-        from engramdb.api import session
+        from engramdb import session
 
         async def run() -> dict[str, Any]:
             user = await caller.user(ctx)

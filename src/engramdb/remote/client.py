@@ -27,18 +27,24 @@ from pydantic import BaseModel, TypeAdapter
 from engramdb.errors import (
     EngramValidationError,
     FeatureNotAvailableError,
+    NotFoundError,
 )
-from engramdb.models.requests import ForgetRequest, ImproveRequest, RecallRequest, RememberRequest
+from engramdb.models.requests import (
+    ImproveRequest,
+    ListDatasetsRequest,
+    RecallRequest,
+    RememberRequest,
+)
+from engramdb.models.requests.graph import (
+    GetGraphRequest,
+    RememberSkillsRequest,
+    VisualizeGraphRequest,
+)
 from engramdb.remote.errors import RemoteUnavailableError, error_from_response
 from engramdb.verbs.spec import Verb
 
 __all__ = ["HttpClient", "RemoteClient"]
 
-#: Local-only options the client encodes itself (the rest are refused in remote mode).
-_ENCODED: dict[str, tuple[str, ...]] = {
-    "recall": ("response_model", "system_prompt_path"),
-    "remember": ("chunker",),
-}
 
 _POLL_FIRST, _POLL_MAX = 0.05, 1.0
 _BUILTIN_CHUNKERS = ("TextChunker", "TextChunkerWithOverlap", "CsvChunker")
@@ -121,34 +127,52 @@ class HttpClient:
                 f"{verb.name}(user=...) is not available in remote mode: the server runs every "
                 "call as the user of the API key given to serve(); drop user= or call disconnect()"
             )
-        refused = [n for n in request.non_default_local() if n not in _ENCODED.get(verb.name, ())]
+        refused = [n for n in request.non_default_local() if n not in verb.encoded_locals]
         if refused:
             raise EngramValidationError(
                 f"{verb.name}(): {', '.join(refused)} cannot be sent to a remote server (it "
                 "uses its own providers and reads no client objects); drop "
                 f"{'it' if len(refused) == 1 else 'them'}, or call disconnect() to run in-process"
             )
-        handler = getattr(self, f"_{verb.name}")
-        return await handler(request)
+        custom = getattr(self, f"_{verb.name}", None)
+        if custom is not None:
+            return await custom(request)
+        return await self.send(verb, request)
+
+    async def send(self, verb: Verb[Any, Any], request: Any) -> Any:
+        """The verb's route with the request's wire payload: options named in the path go
+        there, the others into the JSON body (POST) or the query string; the answer decoded
+        as the verb's result."""
+        http = verb.http
+        if http is None:
+            raise FeatureNotAvailableError(
+                f"{verb.name}() is not available in remote mode; call engramdb.disconnect() to "
+                "run it in-process"
+            )
+        payload = request.wire_payload()
+        if verb.dataset_field is not None:
+            payload = _dataset_ref(
+                payload, verb.dataset_field, getattr(request, verb.dataset_field)
+            )
+        path = http.path
+        for name in http.path_fields:
+            path = path.replace(f"{{{name}}}", _segment(str(payload.pop(name))))
+        ready = _json_ready(payload)
+        try:
+            if http.has_body:
+                body = await self.request(http.method, path, json=ready)
+            else:
+                body = await self.request(http.method, path, params=ready)
+        except NotFoundError:
+            if http.none_on_404:
+                return None  # unknown or not readable: None, as in-process
+            raise
+        if http.status == 204:
+            return None
+        return verb.result_adapter.validate_python(body)
 
     async def close(self) -> None:
         await self.aclose()
-
-    async def call_args(self, verb: str, args: dict[str, Any]) -> Any:
-        """Run ``verb`` with the local function's bound arguments (verbs without a request
-        model yet)."""
-        if args.get("user") is not None:
-            raise EngramValidationError(
-                f"{verb}(user=...) is not available in remote mode: the server runs every call "
-                "as the user of the API key given to serve(); drop user= or call disconnect()"
-            )
-        handler = getattr(self, f"_{verb}", None)
-        if handler is None:
-            raise FeatureNotAvailableError(
-                f"{verb}() is not available in remote mode yet; call engramdb.disconnect() to "
-                "run it in-process"
-            )
-        return await handler(args)
 
     async def _remember(self, req: RememberRequest) -> Any:
         from engramdb.models.results import RememberResult
@@ -260,148 +284,16 @@ class HttpClient:
         result.status = final.status
         return result
 
-    async def _forget(self, req: ForgetRequest) -> Any:
-        from engramdb.models.results import ForgetResult
-
-        payload = _dataset_ref(req.wire_payload(), "dataset", req.dataset)
-        body = await self.request("POST", "/api/v1/forget", json=_json_ready(payload))
-        return ForgetResult.model_validate(body)
-
-    async def _list_datasets(self, _req: object = None) -> list[Any]:
-        from engramdb.models.records import Dataset
-
-        body = await self.request("GET", "/api/v1/datasets")
-        return [Dataset.model_validate(d) for d in body]
-
-    async def _add_feedback(self, a: dict[str, Any]) -> bool:
-        payload = {
-            "qa_id": str(a["qa_id"]),
-            "feedback_score": a["feedback_score"],
-            "feedback_text": a["feedback_text"],
-        }
-        path = f"/api/v1/sessions/{_segment(a['session_id'])}/feedback"
-        return bool(await self.request("POST", path, json=payload))
-
-    async def _get_session(self, a: dict[str, Any]) -> list[Any]:
-        from engramdb.models.results import ResponseQAEntry
-
-        params = {} if a["last_n"] is None else {"last_n": a["last_n"]}
-        path = f"/api/v1/sessions/{_segment(a['session_id'])}/entries"
-        body = await self.request("GET", path, params=params)
-        return [ResponseQAEntry.model_validate(e) for e in body]
-
-    async def _list_conflicts(self, a: dict[str, Any]) -> list[Any]:
-        from engramdb.models.conflicts import FactConflict
-
-        params: dict[str, str] = {}
-        dataset = a["dataset"]
-        if isinstance(dataset, UUID):
-            params["dataset_id"] = str(dataset)
-        elif dataset is not None:
-            params["dataset"] = dataset
-        if a["status"] is not None:
-            params["status"] = a["status"]
-        body = await self.request("GET", "/api/v1/conflicts", params=params)
-        return [FactConflict.model_validate(c) for c in body]
-
-    async def _resolve_conflict(self, a: dict[str, Any]) -> Any:
-        from engramdb.models.conflicts import FactConflict
-
-        path = f"/api/v1/conflicts/{_segment(str(a['conflict_id']))}/resolve"
-        body = await self.request("POST", path, json={"fact_id": str(a["fact_id"])})
-        return FactConflict.model_validate(body)
-
-    async def _load_skill(self, a: dict[str, Any]) -> Any:
-        from engramdb.api.skills import Skill
-
-        body = await self.request("GET", f"/api/v1/skills/{_segment(str(a['skill_id']))}")
-        return Skill.model_validate(body)
-
     # -- sessions --------------------------------------------------------------------------
-
-    def _session_path(self, session_id: object, *rest: str) -> str:
-        return "/".join(["/api/v1/sessions", _segment(session_id), *rest])
-
-    async def _list_sessions(self, _a: dict[str, Any]) -> list[Any]:
-        from engramdb.models.sessions import SessionRecord
-
-        body = await self.request("GET", "/api/v1/sessions")
-        return [SessionRecord.model_validate(s) for s in body]
-
-    async def _delete_session(self, a: dict[str, Any]) -> bool:
-        return bool(await self.request("DELETE", self._session_path(a["session_id"])))
-
-    async def _delete_feedback(self, a: dict[str, Any]) -> bool:
-        path = self._session_path(a["session_id"], "entries", _segment(str(a["qa_id"])), "feedback")
-        return bool(await self.request("DELETE", path))
-
-    async def _add_qa(self, a: dict[str, Any]) -> str:
-        payload = {
-            "question": a["question"],
-            "answer": a["answer"],
-            "context": a["context"],
-            "feedback_score": a["feedback_score"],
-            "feedback_text": a["feedback_text"],
-            "used_graph_element_ids": a["used_graph_element_ids"],
-        }
-        path = self._session_path(a["session_id"], "entries")
-        return str(await self.request("POST", path, json=_json_ready(payload)))
-
-    async def _add_trace(self, a: dict[str, Any]) -> str:
-        from engramdb.sessions.sanitize import sanitize_value
-
-        params = a["method_params"]
-        payload = {
-            "origin_function": a["origin_function"],
-            "status": a["status"],
-            # Any Python objects, made JSON the way the store does (bounded, repr, redacted).
-            "method_params": sanitize_value(params) if isinstance(params, dict) else params,
-            "method_return_value": sanitize_value(a["method_return_value"]),
-            "error_message": a["error_message"],
-            "memory_query": a["memory_query"],
-            "memory_context": a["memory_context"],
-            "session_feedback": a["session_feedback"],
-        }
-        path = self._session_path(a["session_id"], "traces")
-        return str(await self.request("POST", path, json=_json_ready(payload)))
-
-    async def _get_traces(self, a: dict[str, Any]) -> list[Any]:
-        from engramdb.models.results import ResponseAgentTraceEntry
-
-        params = {} if a["last_n"] is None else {"last_n": a["last_n"]}
-        path = self._session_path(a["session_id"], "traces")
-        body = await self.request("GET", path, params=params)
-        return [ResponseAgentTraceEntry.model_validate(e) for e in body]
-
-    async def _add_guidance(self, a: dict[str, Any]) -> str:
-        payload = {
-            "content": a["content"],
-            "section": a["section"],
-            "context_profile": a["context_profile"],
-        }
-        path = self._session_path(a["session_id"], "guidance")
-        return str(await self.request("POST", path, json=_json_ready(payload)))
 
     # -- skills ----------------------------------------------------------------------------
 
-    async def _remember_skill(self, a: dict[str, Any]) -> Any:
-        from engramdb.api.skills import SkillRecord
-
-        payload = {
-            "name": a["name"],
-            "description": a["description"],
-            "procedure": a["procedure"],
-            "dataset_name": a["dataset_name"],
-            "tags": a["tags"],
-        }
-        body = await self.request("POST", "/api/v1/skills", json=_json_ready(payload))
-        return SkillRecord.model_validate(body)
-
-    async def _remember_skills(self, a: dict[str, Any]) -> list[Any]:
+    async def _remember_skills(self, req: RememberSkillsRequest) -> list[Any]:
         """Files and directories are read here, on the client; the server gets the texts."""
-        from engramdb.api.skills import SkillRecord, _as_path, _read
+        from engramdb.api.skills import _as_path, _read
+        from engramdb.models.skills import SkillRecord
 
-        source = a["path_or_text"]
+        source = req.path_or_text
         documents: list[dict[str, Any]] = []
         path = _as_path(source)
         if path is None:
@@ -418,59 +310,39 @@ class HttpClient:
             documents.append(
                 {"text": _read(path), "default_name": path.parent.name if named else None}
             )
-        payload = {
-            "documents": [_json_ready(d) for d in documents],
-            "dataset_name": a["dataset_name"],
-            "tags": a["tags"],
-        }
+        payload = req.wire_payload()
+        payload["documents"] = [_json_ready(d) for d in documents]
         body = await self.request("POST", "/api/v1/skills/markdown", json=_json_ready(payload))
         return [SkillRecord.model_validate(r) for r in body]
 
     # -- graph -----------------------------------------------------------------------------
 
-    async def _get_graph(self, a: dict[str, Any]) -> Any:
-        from engramdb.api.graph import GraphSnapshot
+    async def _get_graph(self, req: GetGraphRequest) -> Any:
+        from engramdb.models.snapshot import GraphSnapshot
+        from engramdb.verbs import VERBS
 
-        datasets, dataset_ids = a["datasets"], a["dataset_ids"]
-        if isinstance(dataset_ids, str | UUID):
-            raise EngramValidationError("dataset_ids must be a list of dataset UUIDs")
-        if dataset_ids is None and isinstance(datasets, str):
-            raise EngramValidationError("datasets must be a list of dataset names")
+        datasets, dataset_ids = req.datasets, req.dataset_ids
+        # An empty list names no dataset (nothing to show, as in-process); over a query string
+        # it would read as "not given".
         if dataset_ids is not None and not dataset_ids:
-            return GraphSnapshot()  # no datasets named: nothing to show (as in-process)
+            return GraphSnapshot()
         if dataset_ids is None and datasets is not None and not datasets:
             return GraphSnapshot()
-        params: dict[str, Any] = {"limit": a["limit"]}
         if dataset_ids is not None:
-            params["dataset_ids"] = [str(d) for d in dataset_ids]
-        elif datasets is not None:
-            params["datasets"] = list(datasets)
-        body = await self.request("GET", "/api/v1/graph", params=params)
-        return GraphSnapshot.model_validate(body)
+            req = req.model_copy(update={"datasets": None})
+        return await self.send(VERBS["get_graph"], req)
 
-    async def _get_node(self, a: dict[str, Any]) -> Any:
-        from engramdb.errors import NotFoundError
-        from engramdb.models.records import Node
-        from engramdb.validation import validate_uuid
-
-        node_id = validate_uuid(a["node_id"], "node_id")
-        try:
-            body = await self.request("GET", f"/api/v1/nodes/{node_id}")
-        except NotFoundError:
-            return None  # unknown or not readable: None, as in-process
-        return Node.model_validate(body)
-
-    async def _visualize_graph(self, a: dict[str, Any]) -> str:
+    async def _visualize_graph(self, a: VisualizeGraphRequest) -> str:
         """The graph comes over ``GET /api/v1/graph``; the page is rendered and written here."""
         from engramdb.api import visualize
         from engramdb.viz.html import render_graph_html
 
-        target = visualize._target_path(a["path"])
-        node_limit = visualize._check_limit(a["max_nodes"], "max_nodes")
-        edge_limit = visualize._check_limit(a["max_edges"], "max_edges")
+        target = visualize._target_path(a.path)
+        node_limit, edge_limit = a.max_nodes, a.max_edges
         limit = max(node_limit, -(-edge_limit // 2))
-        args = {"datasets": a["datasets"], "dataset_ids": a["dataset_ids"], "limit": limit}
-        snapshot = await self._get_graph(args)
+        snapshot = await self._get_graph(
+            GetGraphRequest(datasets=a.datasets, dataset_ids=a.dataset_ids, limit=limit)
+        )
         nodes, edges = snapshot.nodes, snapshot.edges
         notices: list[str] = []
         if len(nodes) > node_limit or (snapshot.truncated and len(nodes) == limit):
@@ -479,7 +351,7 @@ class HttpClient:
         if len(edges) > edge_limit:
             edges = edges[:edge_limit]
             notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
-        names = await self._dataset_names(a["datasets"], a["dataset_ids"])
+        names = await self._dataset_names(a.datasets, a.dataset_ids)
         title = "engramdb memory graph"
         if names:
             title += " — " + ", ".join(names.values())
@@ -497,7 +369,9 @@ class HttpClient:
             return {}
         if dataset_ids is None and datasets is not None and not datasets:
             return {}
-        listed = await self._list_datasets()
+        from engramdb.verbs import VERBS
+
+        listed = await self.send(VERBS["list_datasets"], ListDatasetsRequest())
         if dataset_ids is not None:
             by_id = {d.id: d.name for d in listed}
             wanted = [UUID(str(d)) for d in dict.fromkeys(dataset_ids)]

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from engramdb.server.bodies import components
@@ -14,6 +14,7 @@ from engramdb.server.limits import BodyLimitMiddleware, Limits
 from engramdb.server.problems import install_problem_handlers
 from engramdb.server.runs import RunRegistry
 from engramdb.server.schemas import HealthOut, Problem
+from engramdb.server.verb_routes import add_verb_routes, body_components
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -70,8 +71,10 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
     errors: dict[int | str, dict[str, Any]] = {
         code: {"description": text, **problem} for code, text in _ERRORS.items()
     }
-    for module in (routes_memory, routes_data, routes_admin):
-        app.include_router(module.router, responses=errors)
+    verbs = APIRouter(prefix="/api/v1")
+    add_verb_routes(verbs)
+    for router in (routes_memory.router, verbs, routes_data.router, routes_admin.router):
+        app.include_router(router, responses=errors)
 
     @app.get("/health", response_model=HealthOut, tags=["health"])
     async def health() -> HealthOut:
@@ -99,6 +102,7 @@ def _openapi_builder(app: FastAPI) -> Any:
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
         schemas.update(components())
+        schemas.update(body_components())
         schemas["RememberUpload"] = REMEMBER_UPLOAD_SCHEMA
         schemas["Problem"] = Problem.model_json_schema()
         app.openapi_schema = document

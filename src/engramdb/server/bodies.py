@@ -32,9 +32,6 @@ __all__ = [
     "to_request",
 ]
 
-#: Fields a verb's wire body may carry as ``<field>_id`` (a dataset by UUID).
-_ID_FIELDS = {"remember": "dataset_name", "improve": "dataset", "forget": "dataset"}
-
 
 def engine_of(request: Request) -> Engine:
     """The engine the app serves: the one given to ``create_app(engine)``, else the default
@@ -76,7 +73,7 @@ def to_request(verb: Verb[Any, Any], body: BaseModel, user: User, **local: Any) 
         for name in verb.request.model_fields
         if name in type(body).model_fields
     }
-    field = _ID_FIELDS.get(verb.name)
+    field = verb.dataset_field
     dataset_id = getattr(body, "dataset_id", None)
     if field is not None and dataset_id is not None:
         if field in body.model_fields_set:

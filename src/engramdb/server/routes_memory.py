@@ -19,7 +19,7 @@ from engramdb.errors import EngramValidationError
 from engramdb.ingest import chunkers
 from engramdb.ingest.types import Chunker
 from engramdb.models.improve import ImproveResult
-from engramdb.models.results import ForgetResult, RecallResponse, RememberResult
+from engramdb.models.results import RecallResponse, RememberResult
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep, body_spec, parse_body, read_body, to_request
 from engramdb.server.runs import RunRegistry, RunStatusOut
@@ -246,19 +246,6 @@ async def improve_route(request: Request, user: CurrentUser, engine: EngineDep) 
     document = result.model_dump(mode="json")
     document["run_id"] = str(run.run_id)
     return JSONResponse(document, status_code=status.HTTP_202_ACCEPTED)
-
-
-@router.post(
-    "/forget",
-    response_model=ForgetResult,
-    summary="Delete what is named",
-    openapi_extra=body_spec("forget"),
-)
-async def forget_route(request: Request, user: CurrentUser, engine: EngineDep) -> ForgetResult:
-    """``forget()``: everything, one dataset (by name or id) or one data item."""
-    body = await read_body(request, _FORGET)
-    result: ForgetResult = await _FORGET.handler(engine, to_request(_FORGET, body, user))
-    return result
 
 
 @router.get("/runs/{run_id}", response_model=RunStatusOut, summary="Status of a background run")

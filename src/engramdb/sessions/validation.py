@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
+from engramdb.models.requests.sessions import MAX_SCORE, MIN_SCORE
 from engramdb.models.sessions import CONTEXT_PROFILES, ContextProfile, sections_for
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
 MAX_SESSION_ID = 256
 MAX_FEEDBACK_TEXT = 10_000
 #: Lowest and highest rating; 3 is neutral.
-MIN_SCORE, MAX_SCORE = 1, 5
 
 
 def validate_session_id(value: object) -> str:

@@ -7,10 +7,12 @@ See :mod:`engramdb.verbs.spec` for what is derived from a verb.
 from __future__ import annotations
 
 from typing import Any, Literal
-from uuid import UUID
 
 from pydantic import Field
 
+from engramdb.models.conflicts import FactConflict
+from engramdb.models.improve import ImproveResult
+from engramdb.models.records import Dataset, Node
 from engramdb.models.requests import (
     ForgetRequest,
     ImproveRequest,
@@ -18,37 +20,79 @@ from engramdb.models.requests import (
     RecallRequest,
     RememberRequest,
 )
-from engramdb.verbs.spec import Verb, VerbRequest, signature_for
+from engramdb.models.requests.graph import (
+    GetGraphRequest,
+    GetNodeRequest,
+    ListConflictsRequest,
+    LoadSkillRequest,
+    RememberSkillRequest,
+    RememberSkillsRequest,
+    ResolveConflictRequest,
+    VisualizeGraphRequest,
+)
+from engramdb.models.requests.sessions import (
+    AddFeedbackRequest,
+    AddGuidanceRequest,
+    AddQARequest,
+    AddTraceRequest,
+    DeleteFeedbackRequest,
+    DeleteSessionRequest,
+    GetSessionRequest,
+    GetTracesRequest,
+    ListSessionsRequest,
+)
+from engramdb.models.results import (
+    ForgetResult,
+    RecallResponse,
+    RememberResult,
+    ResponseAgentTraceEntry,
+    ResponseQAEntry,
+)
+from engramdb.models.sessions import SessionRecord
+from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
+from engramdb.models.snapshot import GraphSnapshot
+from engramdb.verbs.spec import Http, Verb, VerbRequest, signature_for
 
-__all__ = ["BODY_VERBS", "VERBS", "ChunkerName", "Verb", "VerbRequest", "signature_for", "verb"]
+__all__ = [
+    "BODY_VERBS",
+    "VERBS",
+    "ChunkerName",
+    "Http",
+    "Verb",
+    "VerbRequest",
+    "signature_for",
+    "verb",
+]
 
 #: The built-in chunkers by name (what crosses HTTP for remember's ``chunker``).
 ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 
-#: A dataset by UUID over HTTP (the SDK's dataset options take a name or a UUID).
-_DATASET_ID = (UUID | None, Field(default=None, description="A dataset by id (instead of name)."))
+_SESSION = "engramdb.session"
+_API = "/api/v1"
 
 _TABLE: tuple[Verb[Any, Any], ...] = (
+    # -- memory -------------------------------------------------------------------------------
     Verb(
         "remember",
         RememberRequest,
         "engramdb.api.remember:remember",
-        "RememberResult",
+        RememberResult,
         wire_extra={
             "data": (
                 str | list[str],
                 Field(description="A text or a list of texts; never a path on the server."),
             ),
-            "dataset_name": (str, Field(default="main_dataset", min_length=1, max_length=128)),
-            "dataset_id": _DATASET_ID,
             "chunker": (ChunkerName | None, Field(default=None)),
         },
+        encoded_locals=frozenset({"chunker"}),
+        http=Http("POST", f"{_API}/remember", tags=("memory",), custom=True),
+        dataset_field="dataset_name",
     ),
     Verb(
         "recall",
         RecallRequest,
         "engramdb.api.recall:recall",
-        "list[RecallResponse]",
+        list[RecallResponse],
         wire_extra={
             "response_schema": (
                 dict[str, Any] | None,
@@ -58,41 +102,185 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
                 ),
             )
         },
+        encoded_locals=frozenset({"response_model", "system_prompt_path"}),
+        http=Http("POST", f"{_API}/recall", tags=("memory",), custom=True),
     ),
     Verb(
         "improve",
         ImproveRequest,
         "engramdb.api.improve:improve",
-        "ImproveResult",
-        wire_extra={
-            "dataset": (str, Field(default="main_dataset", min_length=1, max_length=128)),
-            "dataset_id": _DATASET_ID,
-        },
+        ImproveResult,
+        http=Http("POST", f"{_API}/improve", tags=("memory",), custom=True),
+        dataset_field="dataset",
     ),
     Verb(
         "forget",
         ForgetRequest,
         "engramdb.api.forget:forget",
-        "ForgetResult",
-        wire_extra={
-            "dataset": (str | None, Field(default=None, min_length=1, max_length=128)),
-            "dataset_id": _DATASET_ID,
-        },
+        ForgetResult,
+        http=Http("POST", f"{_API}/forget", tags=("memory",)),
+        dataset_field="dataset",
     ),
     Verb(
         "list_datasets",
         ListDatasetsRequest,
         "engramdb.api.datasets:list_datasets",
-        "list[Dataset]",
+        list[Dataset],
+        http=Http("GET", f"{_API}/datasets", tags=("datasets",)),
+    ),
+    # -- graph, conflicts, skills -------------------------------------------------------------
+    Verb(
+        "get_graph",
+        GetGraphRequest,
+        "engramdb.api.graph:get_graph",
+        GraphSnapshot,
+        http=Http("GET", f"{_API}/graph", tags=("graph",)),
+    ),
+    Verb(
+        "get_node",
+        GetNodeRequest,
+        "engramdb.api.graph:get_node",
+        Node | None,
+        http=Http("GET", f"{_API}/nodes/{{node_id}}", tags=("graph",), none_on_404=True),
+    ),
+    Verb(
+        "visualize_graph",
+        VisualizeGraphRequest,
+        "engramdb.api.visualize:visualize_graph",
+        str,
+        # no route: the client reads the graph over HTTP and writes the page itself
+        encoded_locals=frozenset({"path"}),
+    ),
+    Verb(
+        "list_conflicts",
+        ListConflictsRequest,
+        "engramdb.api.conflicts:list_conflicts",
+        list[FactConflict],
+        http=Http("GET", f"{_API}/conflicts", tags=("conflicts",)),
+        dataset_field="dataset",
+    ),
+    Verb(
+        "resolve_conflict",
+        ResolveConflictRequest,
+        "engramdb.api.conflicts:resolve_conflict",
+        FactConflict,
+        http=Http("POST", f"{_API}/conflicts/{{conflict_id}}/resolve", tags=("conflicts",)),
+    ),
+    Verb(
+        "remember_skill",
+        RememberSkillRequest,
+        "engramdb.api.skills:remember_skill",
+        SkillRecord,
+        http=Http("POST", f"{_API}/skills", tags=("skills",)),
+    ),
+    Verb(
+        "remember_skills",
+        RememberSkillsRequest,
+        "engramdb.api.skills:remember_skills",
+        list[SkillRecord],
+        wire_extra={
+            "documents": (
+                list[SkillMarkdown],
+                Field(min_length=1, max_length=1000, description="The markdown texts."),
+            )
+        },
+        encoded_locals=frozenset({"path_or_text"}),
+        http=Http("POST", f"{_API}/skills/markdown", tags=("skills",), custom=True),
+    ),
+    Verb(
+        "load_skill",
+        LoadSkillRequest,
+        "engramdb.api.skills:load_skill",
+        Skill,
+        http=Http("GET", f"{_API}/skills/{{skill_id}}", tags=("skills",)),
+    ),
+    # -- sessions (engramdb.session) ----------------------------------------------------------
+    Verb(
+        "add_feedback",
+        AddFeedbackRequest,
+        "engramdb.api.session:add_feedback",
+        bool,
+        http=Http("POST", f"{_API}/sessions/{{session_id}}/feedback", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "delete_feedback",
+        DeleteFeedbackRequest,
+        "engramdb.api.session:delete_feedback",
+        bool,
+        http=Http(
+            "DELETE",
+            f"{_API}/sessions/{{session_id}}/entries/{{qa_id}}/feedback",
+            tags=("sessions",),
+        ),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "get_session",
+        GetSessionRequest,
+        "engramdb.api.session:get_session",
+        list[ResponseQAEntry],
+        http=Http("GET", f"{_API}/sessions/{{session_id}}/entries", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "list_sessions",
+        ListSessionsRequest,
+        "engramdb.api.session:list_sessions",
+        list[SessionRecord],
+        http=Http("GET", f"{_API}/sessions", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "delete_session",
+        DeleteSessionRequest,
+        "engramdb.api.session:delete_session",
+        bool,
+        http=Http("DELETE", f"{_API}/sessions/{{session_id}}", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "add_qa",
+        AddQARequest,
+        "engramdb.api.session:add_qa",
+        str,
+        http=Http("POST", f"{_API}/sessions/{{session_id}}/entries", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "add_trace",
+        AddTraceRequest,
+        "engramdb.api.session:add_trace",
+        str,
+        http=Http("POST", f"{_API}/sessions/{{session_id}}/traces", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "get_traces",
+        GetTracesRequest,
+        "engramdb.api.session:get_traces",
+        list[ResponseAgentTraceEntry],
+        http=Http("GET", f"{_API}/sessions/{{session_id}}/traces", tags=("sessions",)),
+        namespace=_SESSION,
+    ),
+    Verb(
+        "add_guidance",
+        AddGuidanceRequest,
+        "engramdb.api.session:add_guidance",
+        str,
+        http=Http("POST", f"{_API}/sessions/{{session_id}}/guidance", tags=("sessions",)),
+        namespace=_SESSION,
     ),
 )
 
 #: name -> verb.
 VERBS: dict[str, Verb[Any, Any]] = {v.name: v for v in _TABLE}
 
-
-#: Verbs whose REST route takes a JSON body (their wire models are OpenAPI components).
-BODY_VERBS = ("remember", "recall", "improve", "forget")
+#: Verbs whose REST route is written by hand and takes a JSON body (their wire models are
+#: OpenAPI components under the request model's name).
+BODY_VERBS = tuple(
+    v.name for v in _TABLE if v.http is not None and v.http.custom and v.http.has_body
+)
 
 
 def verb(name: str) -> Verb[Any, Any]:

@@ -21,12 +21,14 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import re
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from engramdb.errors import EngramValidationError
@@ -35,7 +37,7 @@ from engramdb.models.verb_request import LOCAL, VerbRequest, marked
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["LOCAL", "Verb", "VerbRequest", "signature_for"]
+__all__ = ["LOCAL", "Http", "Verb", "VerbRequest", "signature_for"]
 
 Req = TypeVar("Req", bound=VerbRequest)
 Res = TypeVar("Res")
@@ -67,6 +69,30 @@ def _parameter(name: str, info: FieldInfo, kind: inspect._ParameterKind) -> insp
 
 
 @dataclass(frozen=True)
+class Http:
+    """A verb's REST route. Options named in ``path`` travel in it; the others in the JSON
+    body (POST) or as query parameters (GET, DELETE)."""
+
+    method: Literal["GET", "POST", "DELETE"]
+    path: str
+    #: Success status; 204 means no body (the verb returns None).
+    status: int = 200
+    tags: tuple[str, ...] = ()
+    #: The route is written by hand in ``server/`` (multipart bodies, background runs).
+    custom: bool = False
+    #: A 404 answer means the verb's ``None`` result (``get_node``).
+    none_on_404: bool = False
+
+    @property
+    def path_fields(self) -> tuple[str, ...]:
+        return tuple(re.findall(r"{(\w+)}", self.path))
+
+    @property
+    def has_body(self) -> bool:
+        return self.method == "POST"
+
+
+@dataclass(frozen=True)
 class Verb(Generic[Req, Res]):
     """One public verb: its name, request model, handler and result type."""
 
@@ -80,6 +106,13 @@ class Verb(Generic[Req, Res]):
     wire_extra: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
     #: Local-only options the remote client knows how to send (encoded by its own code).
     encoded_locals: frozenset[str] = frozenset()
+    #: The REST route (None: the verb does not cross HTTP; remote mode refuses it).
+    http: Http | None = None
+    #: The option that takes a dataset name or UUID: over HTTP a UUID travels as
+    #: ``dataset_id`` beside it.
+    dataset_field: str | None = None
+    #: Where the verb shows up: ``"engramdb"`` (top level) or ``"engramdb.session"``.
+    namespace: str = "engramdb"
 
     @functools.cached_property
     def signature(self) -> inspect.Signature:
@@ -134,6 +167,17 @@ class Verb(Generic[Req, Res]):
             if name not in local
         }
         fields.update(self.wire_extra)
+        if self.dataset_field is not None and "dataset_id" not in fields:
+            fields["dataset_id"] = (
+                UUID | None,
+                Field(default=None, description="A dataset by id (instead of by name)."),
+            )
+            info = self.request.model_fields[self.dataset_field]
+            if self.dataset_field not in self.wire_extra:
+                fields[self.dataset_field] = (
+                    str | None if info.default is None else str,
+                    Field(default=info.default, min_length=1, max_length=128),
+                )
         wire: type[BaseModel] = create_model(
             self.request.__name__,
             __config__=ConfigDict(extra="forbid"),
@@ -142,6 +186,35 @@ class Verb(Generic[Req, Res]):
             **fields,
         )
         return wire
+
+    @functools.cached_property
+    def body_model(self) -> type[BaseModel]:
+        """The JSON body of a POST route: the wire model without the options in the path."""
+        in_path = set(self.http.path_fields) if self.http is not None else set()
+        wire = self.wire_model
+        fields: dict[str, Any] = {
+            name: (info.annotation, info)
+            for name, info in wire.model_fields.items()
+            if name not in in_path
+        }
+        if not in_path:
+            return wire
+        body: type[BaseModel] = create_model(
+            _body_name(self.name),
+            __config__=ConfigDict(extra="forbid"),
+            __doc__=self.request.__doc__,
+            __module__="engramdb.server.bodies",
+            **fields,
+        )
+        return body
+
+    @functools.cached_property
+    def result_adapter(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.result)
+
+
+def _body_name(verb: str) -> str:
+    return "".join(part.capitalize() for part in verb.split("_")) + "Body"
 
 
 def describe(verb: str, exc: ValidationError) -> str:

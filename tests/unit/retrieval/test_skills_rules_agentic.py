@@ -12,13 +12,8 @@ from typing import Any
 import pytest
 
 import engramdb
-from engramdb.api.skills import (
-    SKILL_COLLECTION,
-    load_skill,
-    parse_skill_markdown,
-    remember_skill,
-    remember_skills,
-)
+from engramdb import load_skill, remember_skill, remember_skills
+from engramdb.api.skills import SKILL_COLLECTION, parse_skill_markdown
 from engramdb.engine import get_engine
 from engramdb.errors import LLMNotConfiguredError, PermissionDeniedError
 from engramdb.models.records import Dataset, User

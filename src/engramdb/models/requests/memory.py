@@ -1,4 +1,4 @@
-"""The request model of each memory verb: the ONE place its options are declared.
+"""The request models of the memory verbs: the ONE place their options are declared.
 
 The SDK function (``engramdb.recall``), the :class:`~engramdb.Engine` method, the REST body,
 the MCP tool schema and the remote client's payload are all derived from these models (see
@@ -18,9 +18,17 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field, SkipValidation, field_validator
 
-from engramdb.models.records import User
+from engramdb.models.requests.common import (
+    LOCAL,
+    MAX_ITEMS,
+    MAX_TOP_K,
+    DatasetRef,
+    SessionId,
+    Strict,
+    UserOption,
+    VerbRequest,
+)
 from engramdb.models.search_type import SearchType
-from engramdb.models.verb_request import LOCAL, VerbRequest
 
 __all__ = [
     "DEPRECATED_IMPROVE_OPTIONS",
@@ -29,21 +37,6 @@ __all__ = [
     "ListDatasetsRequest",
     "RecallRequest",
     "RememberRequest",
-]
-
-MAX_TOP_K = 10_000
-MAX_ITEMS = 1000
-Strict = Field(strict=True)
-
-#: The caller, when it is not the default user. In-process only: over HTTP the API key decides.
-UserOption = Annotated[
-    User | None,
-    Field(description="Run as this user (in-process only).", json_schema_extra=LOCAL),
-]
-SessionId = Annotated[str | None, Field(min_length=1, max_length=256)]
-DatasetRef = Annotated[
-    str | UUID,
-    Field(description="A dataset of yours by name, or any dataset you may use by its UUID."),
 ]
 
 
