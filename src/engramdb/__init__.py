@@ -49,31 +49,30 @@ from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
     from engramdb import access, session
-    from engramdb.access import (
+    from engramdb.engine import Engine
+    from engramdb.facade import (
         authenticate,
         check,
         create_api_key,
         create_user,
-        grant,
-        list_api_keys,
-        list_grants,
-        revoke,
-        revoke_api_key,
-    )
-    from engramdb.engine import Engine
-    from engramdb.facade import (
         forget,
         get_graph,
         get_node,
+        grant,
         improve,
+        list_api_keys,
         list_conflicts,
         list_datasets,
+        list_grants,
+        list_users,
         load_skill,
         recall,
         remember,
         remember_skill,
         remember_skills,
         resolve_conflict,
+        revoke,
+        revoke_api_key,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -97,15 +96,16 @@ if _typing.TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
-    "create_user": "engramdb.access",
-    "create_api_key": "engramdb.access",
-    "list_api_keys": "engramdb.access",
-    "revoke_api_key": "engramdb.access",
-    "authenticate": "engramdb.access",
-    "grant": "engramdb.access",
-    "revoke": "engramdb.access",
-    "list_grants": "engramdb.access",
-    "check": "engramdb.access",
+    "create_user": "engramdb.facade",
+    "create_api_key": "engramdb.facade",
+    "list_api_keys": "engramdb.facade",
+    "revoke_api_key": "engramdb.facade",
+    "authenticate": "engramdb.facade",
+    "grant": "engramdb.facade",
+    "revoke": "engramdb.facade",
+    "list_grants": "engramdb.facade",
+    "list_users": "engramdb.facade",
+    "check": "engramdb.facade",
     "serve": "engramdb.remote",
     "disconnect": "engramdb.remote",
     "remember": "engramdb.facade",
@@ -218,6 +218,7 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_users",
     "load_skill",
     "memory",
     "recall",

@@ -91,6 +91,14 @@ class Engine:
     remember_skill = EngineVerb("remember_skill")
     remember_skills = EngineVerb("remember_skills")
     load_skill = EngineVerb("load_skill")
+    create_user = EngineVerb("create_user")
+    list_users = EngineVerb("list_users")
+    create_api_key = EngineVerb("create_api_key")
+    list_api_keys = EngineVerb("list_api_keys")
+    revoke_api_key = EngineVerb("revoke_api_key")
+    grant = EngineVerb("grant")
+    revoke = EngineVerb("revoke")
+    list_grants = EngineVerb("list_grants")
 
     def __init__(
         self,

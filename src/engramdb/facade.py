@@ -9,21 +9,35 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from engramdb.client import LocalClient
-from engramdb.ingest.pipeline import ProgressCallback
+from engramdb.models.access import Permission
+from engramdb.models.records import Dataset, User
 from engramdb.remote.switch import active_client
 from engramdb.verbs import VERBS
 from engramdb.verbs.spec import Verb
 
+if TYPE_CHECKING:
+    from engramdb.ingest.pipeline import ProgressCallback
+
 __all__ = [
+    "authenticate",
+    "check",
+    "create_api_key",
+    "create_user",
+    "find_user",
     "forget",
     "get_graph",
     "get_node",
+    "grant",
     "improve",
+    "list_api_keys",
     "list_conflicts",
     "list_datasets",
+    "list_grants",
+    "list_users",
     "load_skill",
     "recall",
     "remember",
@@ -31,6 +45,8 @@ __all__ = [
     "remember_skills",
     "remember_with_progress",
     "resolve_conflict",
+    "revoke",
+    "revoke_api_key",
     "verb_function",
     "verb_functions",
     "visualize_graph",
@@ -84,6 +100,46 @@ resolve_conflict = _top["resolve_conflict"]
 remember_skill = _top["remember_skill"]
 remember_skills = _top["remember_skills"]
 load_skill = _top["load_skill"]
+create_user = _top["create_user"]
+list_users = _top["list_users"]
+create_api_key = _top["create_api_key"]
+list_api_keys = _top["list_api_keys"]
+revoke_api_key = _top["revoke_api_key"]
+grant = _top["grant"]
+revoke = _top["revoke"]
+list_grants = _top["list_grants"]
+
+
+async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:
+    """The dataset if ``user`` holds ``permission`` on it, on the default engine (see
+    :func:`engramdb.access.check`); PermissionDeniedError otherwise, the same for an unknown
+    dataset. In-process only."""
+    from engramdb.access.permissions import check as check_on
+    from engramdb.access.permissions import denied, validate_permission
+    from engramdb.engine import get_engine
+
+    engine = get_engine()
+    if not await engine.database_exists():  # nothing was ever stored: nothing to permit
+        raise denied(dataset_id, validate_permission(permission))
+    await engine.ensure_setup()
+    return await check_on(user, dataset_id, permission, store=engine.store)
+
+
+async def find_user(email: str) -> User | None:
+    """The user with that e-mail address on the default engine, or None. In-process only."""
+    from engramdb.access.users import find_user as find_on
+    from engramdb.engine import get_engine
+
+    return await find_on(get_engine(), email)
+
+
+async def authenticate(api_key: str) -> User:
+    """The user an API key belongs to, on the default engine (AuthenticationError otherwise).
+    In-process only: a server authenticates its own callers."""
+    from engramdb.access.keys import authenticate as authenticate_on
+    from engramdb.engine import get_engine
+
+    return await authenticate_on(get_engine(), api_key)
 
 
 async def remember_with_progress(

@@ -77,11 +77,12 @@ class LiveServer:
 
     def account(self, email: str, *, is_admin: bool = False) -> Account:
         """Create a user and an API key for them."""
-        from engramdb import access
+        from engramdb.engine import get_engine
 
-        async def make() -> Account:
-            user = await access.create_user(email, is_admin=is_admin)
-            _info, key = await access.create_api_key(user.id, name="test")
+        async def make() -> Account:  # on the served engine, whatever the remote switch says
+            engine = get_engine()
+            user = await engine.create_user(email, is_admin=is_admin)
+            _info, key = await engine.create_api_key(user.id, name="test")
             return Account(user, key)
 
         return self.call(make())

@@ -281,3 +281,27 @@ async def test_another_users_ids_are_refused_like_unknown_ones_remotely(
         get_engine().session.get_session("s1", user=alice.user)
     )  # Bob changed nothing
     assert entry.feedback_score == 5
+
+
+async def test_access_verbs_go_to_the_server_too(
+    live_server: LiveServer, alice: Account, admin: Account
+) -> None:
+    """Users, keys and grants are verbs like the rest: after serve() they run on the server as
+    the key's user (creating users is for administrators), never silently on local data."""
+    await engramdb.serve(live_server.url, api_key=alice.key)
+    try:
+        with pytest.raises(engramdb.PermissionDeniedError, match="administrators"):
+            await engramdb.create_user("carol@example.com")
+        info, key = await engramdb.create_api_key(alice.user.id, name="laptop")
+        assert key.startswith("egm_") and info.name == "laptop"
+        assert [k.name for k in await engramdb.list_api_keys(alice.user.id)] == ["test", "laptop"]
+        await engramdb.revoke_api_key(info.id)
+        assert [k.revoked for k in await engramdb.list_api_keys(alice.user.id)] == [False, True]
+    finally:
+        await engramdb.disconnect()
+    await engramdb.serve(live_server.url, api_key=admin.key)
+    try:
+        carol = await engramdb.create_user("carol@example.com")
+        assert carol.email == "carol@example.com"
+    finally:
+        await engramdb.disconnect()

@@ -14,18 +14,44 @@ user may not use get the same :class:`~engramdb.errors.PermissionDeniedError`.
 
 from __future__ import annotations
 
-from engramdb.access.grants import grant, list_grants, revoke
-from engramdb.access.keys import authenticate, create_api_key, list_api_keys, revoke_api_key
+from typing import Any
+
 from engramdb.access.permissions import (
     accessible_datasets,
-    check,
     dataset_for_write,
     readable_datasets,
     validate_permission,
     visible_nodes,
 )
-from engramdb.access.users import create_user, find_user, list_users, validate_email
+from engramdb.access.users import validate_email
 from engramdb.models.access import PERMISSIONS, ApiKeyInfo, Grant, Permission
+
+#: The verbs (and the default-engine helpers) this module offers are the module-level ones of
+#: :mod:`engramdb.facade`; the handlers they run live in ``users``, ``keys`` and ``grants``.
+_FACADE = frozenset(
+    {
+        "authenticate",
+        "check",
+        "create_api_key",
+        "create_user",
+        "find_user",
+        "grant",
+        "list_api_keys",
+        "list_grants",
+        "list_users",
+        "revoke",
+        "revoke_api_key",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FACADE:
+        from engramdb import facade
+
+        return getattr(facade, name)
+    raise AttributeError(f"module 'engramdb.access' has no attribute {name!r}")
+
 
 __all__ = [
     "PERMISSIONS",

@@ -12,25 +12,22 @@ Who may do what:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.access.permissions import check, validate_permission
-from engramdb.engine import Engine, get_engine
 from engramdb.errors import EngramValidationError, NotFoundError, PermissionDeniedError
 from engramdb.models.access import Grant, Permission
 from engramdb.models.records import Dataset, User, utcnow
-from engramdb.validation import validate_uuid
+from engramdb.models.requests.access import GrantRequest, ListGrantsRequest, RevokeRequest
+
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
 
 __all__ = ["grant", "list_grants", "revoke"]
 
 
-async def grant(
-    dataset_id: UUID,
-    grantee_id: UUID,
-    permission: Permission,
-    *,
-    user: User | None = None,
-) -> None:
+async def grant(engine: Engine, request: GrantRequest) -> None:
     """Give ``grantee_id`` the ``permission`` on the dataset (idempotent).
 
     The acting ``user`` (default: the default local user) must own the dataset or hold
@@ -38,7 +35,13 @@ async def grant(
     unknown dataset), NotFoundError for an unknown grantee, EngramValidationError for granting
     to oneself or to the owner.
     """
-    engine, actor, wanted, ds_id, grantee = await _prepare(dataset_id, grantee_id, permission, user)
+    dataset_id = request.dataset_id
+    grantee_id = request.grantee_id
+    permission = request.permission
+    user = request.user
+    engine, actor, wanted, ds_id, grantee = await _prepare(
+        engine, dataset_id, grantee_id, permission, user
+    )
     dataset = await _managed(engine, actor, ds_id, wanted)
     if grantee == actor.id:
         raise EngramValidationError(
@@ -63,17 +66,17 @@ async def grant(
     )
 
 
-async def revoke(
-    dataset_id: UUID,
-    grantee_id: UUID,
-    permission: Permission,
-    *,
-    user: User | None = None,
-) -> None:
+async def revoke(engine: Engine, request: RevokeRequest) -> None:
     """Take ``permission`` on the dataset away from ``grantee_id``, effective immediately
     (idempotent). Allowed for the owner, for a holder of ``share`` and that permission, and for
     the grantee themselves; PermissionDeniedError otherwise (the same for an unknown dataset)."""
-    engine, actor, wanted, ds_id, grantee = await _prepare(dataset_id, grantee_id, permission, user)
+    dataset_id = request.dataset_id
+    grantee_id = request.grantee_id
+    permission = request.permission
+    user = request.user
+    engine, actor, wanted, ds_id, grantee = await _prepare(
+        engine, dataset_id, grantee_id, permission, user
+    )
     if grantee == actor.id:
         dataset = await check(actor, ds_id, wanted, store=engine.store)
         if dataset.owner_id == actor.id:
@@ -91,23 +94,22 @@ async def revoke(
     await engine.store.remove_grant(dataset.id, grantee, wanted)
 
 
-async def list_grants(dataset_id: UUID, *, user: User | None = None) -> list[Grant]:
+async def list_grants(engine: Engine, request: ListGrantsRequest) -> list[Grant]:
     """The dataset's grants (owner or ``share`` holder only; PermissionDeniedError otherwise,
     the same for an unknown dataset)."""
-    ds_id = validate_uuid(dataset_id, "dataset_id")
-    engine = get_engine()
+    dataset_id = request.dataset_id
+    user = request.user
+    ds_id = dataset_id
     actor = await engine.resolve_user(user)
     dataset = await check(actor, ds_id, "share", store=engine.store)
     return await engine.store.list_grants(dataset.id)
 
 
 async def _prepare(
-    dataset_id: object, grantee_id: object, permission: object, user: User | None
+    engine: Engine, dataset_id: UUID, grantee_id: UUID, permission: object, user: User | None
 ) -> tuple[Engine, User, Permission, UUID, UUID]:
     wanted = validate_permission(permission)
-    ds_id = validate_uuid(dataset_id, "dataset_id")
-    grantee = validate_uuid(grantee_id, "grantee_id")
-    engine = get_engine()
+    ds_id, grantee = dataset_id, grantee_id
     actor = await engine.resolve_user(user)
     return engine, actor, wanted, ds_id, grantee
 

@@ -12,22 +12,27 @@ import hashlib
 import hmac
 import re
 import secrets
+from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
-from engramdb.engine import get_engine
 from engramdb.errors import (
     AuthenticationError,
-    EngramValidationError,
     NotFoundError,
     PermissionDeniedError,
 )
 from engramdb.models.access import ApiKeyInfo
 from engramdb.models.records import User, utcnow
-from engramdb.validation import validate_uuid
+from engramdb.models.requests.access import (
+    CreateApiKeyRequest,
+    ListApiKeysRequest,
+    RevokeApiKeyRequest,
+)
+
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
 
 __all__ = [
     "KEY_PREFIX",
-    "MAX_KEY_NAME",
     "authenticate",
     "create_api_key",
     "hash_key",
@@ -37,7 +42,6 @@ __all__ = [
 
 #: Every key starts with this (secret scanners and people can recognise it).
 KEY_PREFIX = "egm_"
-MAX_KEY_NAME = 100
 _KEY_RE = re.compile(r"^egm_([0-9a-f]{32})_([A-Za-z0-9_\-]{32,128})$")
 #: Compared against when no key row exists, so a miss costs what a hit does.
 _DUMMY_HASH = "0" * 64
@@ -53,19 +57,18 @@ def hash_key(api_key: str) -> str:
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
 
 
-async def create_api_key(user_id: UUID, *, name: str = "") -> tuple[ApiKeyInfo, str]:
+async def create_api_key(engine: Engine, request: CreateApiKeyRequest) -> tuple[ApiKeyInfo, str]:
     """Create a key for the user; returns its metadata and the key itself.
 
     The key is returned this once and never stored: keep it (only its hash is kept, so a lost
     key cannot be shown again -- revoke it and create another). NotFoundError for an unknown
     user, EngramValidationError for a bad ``name``.
     """
-    owner_id = validate_uuid(user_id, "user_id")
-    if not isinstance(name, str) or len(name) > MAX_KEY_NAME:
-        raise EngramValidationError(
-            f"name must be a string of at most {MAX_KEY_NAME} characters, e.g. 'laptop'"
-        )
-    engine = get_engine()
+    user_id = request.user_id
+    name = request.name
+    user = request.user
+    owner_id = user_id
+    own_or_admin(user, owner_id)
     await engine.ensure_setup()
     store = engine.store
     if await store.get_user(owner_id) is None:
@@ -82,28 +85,31 @@ async def create_api_key(user_id: UUID, *, name: str = "") -> tuple[ApiKeyInfo, 
     return stored, api_key
 
 
-async def list_api_keys(user_id: UUID) -> list[ApiKeyInfo]:
+async def list_api_keys(engine: Engine, request: ListApiKeysRequest) -> list[ApiKeyInfo]:
     """The user's keys (metadata only; revoked ones included), oldest first."""
-    owner_id = validate_uuid(user_id, "user_id")
-    engine = get_engine()
+    user_id = request.user_id
+    user = request.user
+    owner_id = user_id
+    own_or_admin(user, owner_id)
     if not await engine.database_exists():
         return []
     await engine.ensure_setup()
     return await engine.store.list_api_keys(owner_id)
 
 
-async def revoke_api_key(key_id: UUID, *, user: User | None = None) -> None:
+async def revoke_api_key(engine: Engine, request: RevokeApiKeyRequest) -> None:
     """Revoke a key at once (the next :func:`authenticate` with it fails). Idempotent.
 
     ``user`` (default: the default local user) must own the key or be an administrator; an
     unknown key and another user's key get the same PermissionDeniedError.
     """
-    ident = validate_uuid(key_id, "key_id")
+    key_id = request.key_id
+    user = request.user
+    ident = key_id
     refused = PermissionDeniedError(
         f"No API key {ident} that you may revoke (or no such key exists); list your keys with "
         "'engramdb users keys list <email>'."
     )
-    engine = get_engine()
     if not await engine.database_exists():
         raise refused
     actor = await engine.resolve_user(user)
@@ -113,7 +119,13 @@ async def revoke_api_key(key_id: UUID, *, user: User | None = None) -> None:
     await engine.store.revoke_api_key(ident)
 
 
-async def authenticate(api_key: str) -> User:
+def own_or_admin(caller: User | None, user_id: UUID) -> None:
+    """Refuse managing another user's keys to a caller who is not an administrator."""
+    if caller is not None and caller.id != user_id and not caller.is_admin:
+        raise PermissionDeniedError("you can manage only your own API keys")
+
+
+async def authenticate(engine: Engine, api_key: str) -> User:
     """The user an API key belongs to. AuthenticationError (401) -- one message for every
     cause -- when the key is malformed, unknown or revoked, or its user is gone."""
     refused = AuthenticationError(_REFUSED)
@@ -122,7 +134,6 @@ async def authenticate(api_key: str) -> User:
     match = _KEY_RE.match(api_key.strip())
     if match is None:
         raise refused
-    engine = get_engine()
     if not await engine.database_exists():
         raise refused
     await engine.ensure_setup()

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from engramdb.errors import EngramValidationError, PermissionDeniedError
-from engramdb.models.access import PERMISSIONS, Permission
+from engramdb.errors import PermissionDeniedError
+from engramdb.models.access import Permission, validate_permission
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.storage.base import Store, Subgraph
 from engramdb.validation import validate_dataset_name, validate_uuid
@@ -35,16 +35,6 @@ __all__ = [
     "validate_permission",
     "visible_nodes",
 ]
-
-
-def validate_permission(permission: object) -> Permission:
-    """``permission`` if it is one of read / write / delete / share, else a validation error."""
-    for known in PERMISSIONS:
-        if permission == known:
-            return known
-    raise EngramValidationError(
-        f"permission must be one of {', '.join(PERMISSIONS)}, got {permission!r}"
-    )
 
 
 def denied(dataset_id: UUID | str, permission: str) -> PermissionDeniedError:
@@ -61,25 +51,16 @@ async def check(
     dataset_id: UUID | str,
     permission: Permission | str,
     *,
-    store: Store | None = None,
+    store: Store,
 ) -> Dataset:
     """The dataset ``dataset_id`` if ``user`` holds ``permission`` on it (owners hold all).
 
     Raises PermissionDeniedError -- the same message for a dataset that does not exist and for
     one the user may not use -- and EngramValidationError for a malformed id or an unknown
-    permission. ``store`` defaults to the current engine's (set up on demand); the verbs pass
-    theirs.
+    permission. (``engramdb.check`` runs it on the default engine.)
     """
     wanted = validate_permission(permission)
     ident = validate_uuid(dataset_id, "dataset id")
-    if store is None:
-        from engramdb.engine import get_engine
-
-        engine = get_engine()
-        if not await engine.database_exists():
-            raise denied(ident, wanted)  # nothing was ever stored: nothing to permit
-        await engine.ensure_setup()
-        store = engine.store
     dataset = await store.get_dataset(ident)
     if dataset is None:
         raise denied(ident, wanted)

@@ -43,9 +43,10 @@ AsOpt = Annotated[
 
 
 async def _user(email: str) -> User:
-    from engramdb.access import find_user
+    from engramdb.access.users import find_user
+    from engramdb.engine import get_engine
 
-    found = await find_user(email)
+    found = await find_user(get_engine(), email)
     if found is None:
         raise NotFoundError(
             f"No user with e-mail {email!r}; create one with 'engramdb users create {email}'."
@@ -67,7 +68,7 @@ def users_create(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Create a user."""
-    from engramdb.access import create_user
+    from engramdb.facade import create_user
 
     _configure(data_dir)
     user = _run(create_user(email, is_admin=admin))
@@ -80,7 +81,7 @@ def users_create(
 @users_app.command("list")
 def users_list(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
     """List every user, oldest first."""
-    from engramdb.access import list_users
+    from engramdb.facade import list_users
 
     _configure(data_dir)
     found = _run(list_users())
@@ -102,13 +103,14 @@ def keys_create(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Create an API key for a user and print it (shown this once; only a hash is stored)."""
-    from engramdb.access import create_api_key
+    from engramdb.facade import create_api_key
 
     _configure(data_dir)
 
     async def work() -> tuple[ApiKeyInfo, str]:
         user = await _user(email)
-        return await create_api_key(user.id, name=name)
+        created: tuple[ApiKeyInfo, str] = await create_api_key(user.id, name=name)
+        return created
 
     info, key = _run(work())
     if as_json:
@@ -125,13 +127,14 @@ def keys_create(
 @keys_app.command("list")
 def keys_list(email: EmailArg, as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
     """List a user's API keys (their ids, prefixes and whether they are revoked)."""
-    from engramdb.access import list_api_keys
+    from engramdb.facade import list_api_keys
 
     _configure(data_dir)
 
     async def work() -> list[ApiKeyInfo]:
         user = await _user(email)
-        return await list_api_keys(user.id)
+        keys: list[ApiKeyInfo] = await list_api_keys(user.id)
+        return keys
 
     found = _run(work())
     if as_json:
@@ -150,8 +153,8 @@ def keys_revoke(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Revoke an API key at once."""
-    from engramdb.access import revoke_api_key
     from engramdb.engine import get_engine
+    from engramdb.facade import revoke_api_key
     from engramdb.validation import validate_uuid
 
     _configure(data_dir)
@@ -180,7 +183,7 @@ def users_grant(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Give a user a permission on a dataset (you must own it or hold share)."""
-    from engramdb.access import grant
+    from engramdb.facade import grant
 
     _configure(data_dir)
 
@@ -201,7 +204,7 @@ def users_revoke(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Take a permission on a dataset away from a user, effective immediately."""
-    from engramdb.access import revoke
+    from engramdb.facade import revoke
 
     _configure(data_dir)
 
@@ -221,12 +224,13 @@ def users_grants(
     data_dir: DataDirOpt = None,
 ) -> None:
     """List who holds which permission on a dataset (owner or share holder only)."""
-    from engramdb.access import list_grants
+    from engramdb.facade import list_grants
 
     _configure(data_dir)
 
     async def work() -> list[Grant]:
-        return await list_grants(_uuid(dataset_id), user=await _actor(acting))
+        grants: list[Grant] = await list_grants(_uuid(dataset_id), user=await _actor(acting))
+        return grants
 
     found = _run(work())
     if as_json:

@@ -39,6 +39,7 @@ class ApiKeyMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        from engramdb.engine import get_engine
         from engramdb.errors import AuthenticationError, EngramError
         from engramdb.mcp_server.server import _key_from_headers
         from engramdb.server.auth import authenticate_key
@@ -51,7 +52,7 @@ class ApiKeyMiddleware:
                 raise AuthenticationError(
                     "this MCP server needs an API key: send 'Authorization: Bearer <key>'"
                 )
-            await authenticate_key(key)
+            await authenticate_key(get_engine(), key)
         except EngramError as exc:
             await error_response(exc)(scope, receive, send)
             return

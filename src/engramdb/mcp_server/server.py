@@ -45,14 +45,17 @@ class _Caller:
         self.http = http
 
     async def user(self, ctx: Context) -> User | None:
+        from engramdb.engine import get_engine
         from engramdb.server.auth import authenticate_key
 
         if not self.http:
-            return None if self.api_key is None else await authenticate_key(self.api_key)
+            return (
+                None if self.api_key is None else await authenticate_key(get_engine(), self.api_key)
+            )
         key = _key_from_headers(ctx.headers or {})
         if key is None:
             raise AuthenticationError("this MCP server needs an API key (Authorization: Bearer)")
-        return await authenticate_key(key)
+        return await authenticate_key(get_engine(), key)
 
 
 def _key_from_headers(headers: Mapping[str, str]) -> str | None:

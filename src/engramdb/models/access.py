@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Literal, get_args
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["PERMISSIONS", "ApiKeyInfo", "Grant", "Permission"]
+from engramdb.errors import EngramValidationError
+
+__all__ = [
+    "MAX_EMAIL",
+    "PERMISSIONS",
+    "ApiKeyInfo",
+    "CreatedApiKey",
+    "Grant",
+    "Permission",
+    "validate_email",
+    "validate_permission",
+]
 
 #: What a grant allows on one dataset. The four are independent (a write grant does not include
 #: read); a dataset's owner holds all four without any grant row.
@@ -47,3 +59,43 @@ class ApiKeyInfo(_AccessRecord):
     @property
     def revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class CreatedApiKey(BaseModel):
+    """A new API key as it crosses HTTP: ``api_key`` is shown this once and never again."""
+
+    info: ApiKeyInfo
+    api_key: str
+
+
+#: Longest e-mail address accepted (RFC 5321's path limit).
+MAX_EMAIL = 254
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$")
+
+
+def validate_email(email: object) -> str:
+    """The address trimmed and lower-cased, or EngramValidationError naming the fix."""
+    if not isinstance(email, str):
+        raise EngramValidationError(
+            f"email must be a string such as 'alice@example.com', got {type(email).__name__}"
+        )
+    normalised = email.strip().lower()
+    if len(normalised) > MAX_EMAIL:
+        raise EngramValidationError(
+            f"email is {len(normalised)} characters long; use at most {MAX_EMAIL}"
+        )
+    if not _EMAIL_RE.match(normalised):
+        raise EngramValidationError(
+            f"email {email[:80]!r} is not an e-mail address; pass one like 'alice@example.com'"
+        )
+    return normalised
+
+
+def validate_permission(permission: object) -> Permission:
+    """``permission`` if it is one of read / write / delete / share, else a validation error."""
+    for known in PERMISSIONS:
+        if permission == known:
+            return known
+    raise EngramValidationError(
+        f"permission must be one of {', '.join(PERMISSIONS)}, got {permission!r}"
+    )

@@ -35,6 +35,7 @@ from engramdb.models.requests import (
     RecallRequest,
     RememberRequest,
 )
+from engramdb.models.requests.access import CreateApiKeyRequest
 from engramdb.models.requests.graph import (
     GetGraphRequest,
     RememberSkillsRequest,
@@ -287,6 +288,17 @@ class HttpClient:
     # -- sessions --------------------------------------------------------------------------
 
     # -- skills ----------------------------------------------------------------------------
+
+    async def _create_api_key(self, req: CreateApiKeyRequest) -> tuple[Any, str]:
+        """The key crosses HTTP as ``{"info": ..., "api_key": ...}``; the SDK returns the pair."""
+        from engramdb.models.access import CreatedApiKey
+
+        payload = req.wire_payload()
+        path = f"/api/v1/users/{_segment(str(payload.pop('user_id')))}/api-keys"
+        created = CreatedApiKey.model_validate(
+            await self.request("POST", path, json=_json_ready(payload))
+        )
+        return created.info, created.api_key
 
     async def _remember_skills(self, req: RememberSkillsRequest) -> list[Any]:
         """Files and directories are read here, on the client; the server gets the texts."""

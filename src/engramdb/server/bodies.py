@@ -10,6 +10,8 @@ the SDK signature cannot drift apart.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
@@ -53,9 +55,21 @@ def _where(exc: ValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid value')}"
 
 
-async def read_body(request: Request, verb: Verb[Any, Any]) -> BaseModel:
-    """The verb's wire body from the request's JSON (EngramValidationError naming the field)."""
-    return parse_body(verb, await request.body())
+async def read_body(
+    request: Request, verb: Verb[Any, Any], *, path: Mapping[str, str] | None = None
+) -> BaseModel:
+    """The verb's wire body from the request's JSON, with the options in the ``path``
+    (EngramValidationError naming the field)."""
+    raw = await request.body()
+    if not path:
+        return parse_body(verb, raw)
+    try:
+        values = json.loads(raw) if raw else {}
+    except ValueError as exc:
+        raise EngramValidationError(f"invalid {verb.name} request: the body is not JSON") from exc
+    if not isinstance(values, dict):
+        raise EngramValidationError(f"invalid {verb.name} request: the body must be an object")
+    return parse_body(verb, json.dumps({**values, **path}))
 
 
 def parse_body(verb: Verb[Any, Any], raw: bytes | str) -> BaseModel:
@@ -85,16 +99,27 @@ def to_request(verb: Verb[Any, Any], body: BaseModel, user: User, **local: Any) 
 
 
 def body_spec(name: str) -> dict[str, Any]:
-    """``openapi_extra`` of a route whose JSON body is verb ``name``'s wire model."""
-    ref = {"$ref": f"#/components/schemas/{VERBS[name].wire_model.__name__}"}
-    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
+    """``openapi_extra`` of a hand-written route whose JSON body is verb ``name``'s body model
+    (and whose path carries the options its route names)."""
+    verb = VERBS[name]
+    ref = {"$ref": f"#/components/schemas/{verb.body_model.__name__}"}
+    spec: dict[str, Any] = {
+        "requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}
+    }
+    in_path = verb.http.path_fields if verb.http is not None else ()
+    if in_path:
+        properties = verb.wire_model.model_json_schema()["properties"]
+        spec["parameters"] = [
+            {"name": n, "in": "path", "required": True, "schema": properties[n]} for n in in_path
+        ]
+    return spec
 
 
 def components() -> dict[str, Any]:
     """The JSON schemas of every verb's wire body, for the OpenAPI components."""
     found: dict[str, Any] = {}
     for verb in (VERBS[name] for name in BODY_VERBS):
-        schema = verb.wire_model.model_json_schema(ref_template="#/components/schemas/{model}")
+        schema = verb.body_model.model_json_schema(ref_template="#/components/schemas/{model}")
         found.update(schema.pop("$defs", {}))
-        found[verb.wire_model.__name__] = schema
+        found[verb.body_model.__name__] = schema
     return found

@@ -8,14 +8,12 @@ from uuid import UUID
 
 from fastapi import APIRouter, Request, Response, status
 
-from engramdb.models.access import Grant, Permission
 from engramdb.models.records import Dataset
 from engramdb.models.skills import SkillRecord
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep, body_spec, read_body
 from engramdb.server.schemas import (
     DatasetCreate,
-    GrantRequest,
 )
 from engramdb.validation import validate_dataset_name
 from engramdb.verbs import VERBS
@@ -50,45 +48,6 @@ async def delete_dataset_route(dataset_id: UUID, user: CurrentUser, engine: Engi
     """Delete a dataset with everything in it (``forget(dataset=<id>)``)."""
     verb = VERBS["forget"]
     await verb.handler(engine, verb.build({"dataset": dataset_id, "user": user}))
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
-
-
-@router.post(
-    "/datasets/{dataset_id}/grants",
-    status_code=status.HTTP_204_NO_CONTENT,
-    response_class=Response,
-    tags=["datasets"],
-)
-async def grant_route(dataset_id: UUID, body: GrantRequest, user: CurrentUser) -> Response:
-    """Share a dataset: give another user read / write / delete / share on it (you need the
-    share permission; the owner has it)."""
-    from engramdb.access import grant
-
-    await grant(dataset_id, body.grantee_id, body.permission, user=user)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
-
-
-@router.get("/datasets/{dataset_id}/grants", response_model=list[Grant], tags=["datasets"])
-async def list_grants_route(dataset_id: UUID, user: CurrentUser) -> list[Grant]:
-    """The grants on a dataset you may share."""
-    from engramdb.access import list_grants
-
-    return await list_grants(dataset_id, user=user)
-
-
-@router.delete(
-    "/datasets/{dataset_id}/grants/{grantee_id}/{permission}",
-    status_code=status.HTTP_204_NO_CONTENT,
-    response_class=Response,
-    tags=["datasets"],
-)
-async def revoke_route(
-    dataset_id: UUID, grantee_id: UUID, permission: Permission, user: CurrentUser
-) -> Response:
-    """Take a grant back."""
-    from engramdb.access import revoke
-
-    await revoke(dataset_id, grantee_id, permission, user=user)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -4,17 +4,13 @@ see :mod:`engramdb.server.bodies`): problems, health, users, keys, grants, datas
 from __future__ import annotations
 
 from typing import Literal
-from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "ApiKeyCreate",
     "DatasetCreate",
-    "GrantRequest",
     "HealthOut",
     "Problem",
-    "UserCreate",
 ]
 
 
@@ -39,17 +35,3 @@ class HealthOut(BaseModel):
 
 class DatasetCreate(_Body):
     name: str = Field(min_length=1, max_length=128)
-
-
-class GrantRequest(_Body):
-    grantee_id: UUID
-    permission: Literal["read", "write", "delete", "share"]
-
-
-class UserCreate(_Body):
-    email: str = Field(min_length=3, max_length=320)
-    is_admin: bool = False
-
-
-class ApiKeyCreate(_Body):
-    name: str = Field(default="", max_length=200)

@@ -10,15 +10,26 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.conflicts import FactConflict
 from engramdb.models.improve import ImproveResult
-from engramdb.models.records import Dataset, Node
+from engramdb.models.records import Dataset, Node, User
 from engramdb.models.requests import (
     ForgetRequest,
     ImproveRequest,
     ListDatasetsRequest,
     RecallRequest,
     RememberRequest,
+)
+from engramdb.models.requests.access import (
+    CreateApiKeyRequest,
+    CreateUserRequest,
+    GrantRequest,
+    ListApiKeysRequest,
+    ListGrantsRequest,
+    ListUsersRequest,
+    RevokeApiKeyRequest,
+    RevokeRequest,
 )
 from engramdb.models.requests.graph import (
     GetGraphRequest,
@@ -193,6 +204,71 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.skills:load_skill",
         Skill,
         http=Http("GET", f"{_API}/skills/{{skill_id}}", tags=("skills",)),
+    ),
+    # -- users, keys, grants ------------------------------------------------------------------
+    Verb(
+        "create_user",
+        CreateUserRequest,
+        "engramdb.access.users:create_user",
+        User,
+        http=Http("POST", f"{_API}/users", status=201, tags=("users",)),
+    ),
+    Verb(
+        "list_users",
+        ListUsersRequest,
+        "engramdb.access.users:list_users",
+        list[User],
+        http=Http("GET", f"{_API}/users", tags=("users",)),
+    ),
+    Verb(
+        "create_api_key",
+        CreateApiKeyRequest,
+        "engramdb.access.keys:create_api_key",
+        tuple[ApiKeyInfo, str],
+        # over HTTP the pair travels as {"info": ..., "api_key": ...} (a route of its own)
+        http=Http(
+            "POST", f"{_API}/users/{{user_id}}/api-keys", status=201, tags=("users",), custom=True
+        ),
+    ),
+    Verb(
+        "list_api_keys",
+        ListApiKeysRequest,
+        "engramdb.access.keys:list_api_keys",
+        list[ApiKeyInfo],
+        http=Http("GET", f"{_API}/users/{{user_id}}/api-keys", tags=("users",)),
+    ),
+    Verb(
+        "revoke_api_key",
+        RevokeApiKeyRequest,
+        "engramdb.access.keys:revoke_api_key",
+        None,
+        http=Http("DELETE", f"{_API}/api-keys/{{key_id}}", status=204, tags=("users",)),
+    ),
+    Verb(
+        "grant",
+        GrantRequest,
+        "engramdb.access.grants:grant",
+        None,
+        http=Http("POST", f"{_API}/datasets/{{dataset_id}}/grants", status=204, tags=("datasets",)),
+    ),
+    Verb(
+        "revoke",
+        RevokeRequest,
+        "engramdb.access.grants:revoke",
+        None,
+        http=Http(
+            "DELETE",
+            f"{_API}/datasets/{{dataset_id}}/grants/{{grantee_id}}/{{permission}}",
+            status=204,
+            tags=("datasets",),
+        ),
+    ),
+    Verb(
+        "list_grants",
+        ListGrantsRequest,
+        "engramdb.access.grants:list_grants",
+        list[Grant],
+        http=Http("GET", f"{_API}/datasets/{{dataset_id}}/grants", tags=("datasets",)),
     ),
     # -- sessions (engramdb.session) ----------------------------------------------------------
     Verb(

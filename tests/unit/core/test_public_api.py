@@ -82,6 +82,7 @@ EXPECTED_ALL = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_users",
     "load_skill",
     "memory",
     "recall",
