@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, LiteralString
+from typing import Any
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, NotFoundError
+from engramdb.errors import ConflictError, NotFoundError
 from engramdb.models.records import utcnow
 from engramdb.models.sessions import (
     ContextRecord,
@@ -33,6 +33,7 @@ from engramdb.models.sessions import (
     TraceRecord,
     normalize_content,
 )
+from engramdb.storage import rules
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import Row, to_json, utc
 
@@ -54,11 +55,6 @@ __all__ = [
     "set_qa_feedback",
 ]
 
-_TABLES: dict[str, LiteralString] = {
-    "qa": "session_qa",
-    "trace": "session_traces",
-    "context": "session_context",
-}
 
 _QA_COLUMNS = (
     "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
@@ -180,7 +176,7 @@ async def list_sessions(conn: Conn, user_id: UUID) -> list[SessionRecord]:
 
 async def delete_session(conn: Conn, user_id: UUID, session_id: str) -> bool:
     key = (user_id, session_id)
-    for kind, table in _TABLES.items():
+    for kind, table in rules.ENTRY_TABLES.items():
         await conn.execute(
             "DELETE FROM session_marks WHERE kind = %s AND entry_id IN "
             f"(SELECT id FROM {table} WHERE user_id = %s AND session_id = %s)",
@@ -191,7 +187,7 @@ async def delete_session(conn: Conn, user_id: UUID, session_id: str) -> bool:
         "(SELECT id FROM session_qa WHERE user_id = %s AND session_id = %s)",
         key,
     )
-    for table in _TABLES.values():
+    for table in rules.ENTRY_TABLES.values():
         await conn.execute(f"DELETE FROM {table} WHERE user_id = %s AND session_id = %s", key)
     cur = await conn.execute("DELETE FROM sessions WHERE user_id = %s AND session_id = %s", key)
     return cur.rowcount > 0
@@ -365,36 +361,24 @@ async def set_qa_feedback(
     source: FeedbackSource,
 ) -> QARecord:
     entry = await _require_qa(conn, user_id, session_id, qa_id)  # row locked until commit
-    if source == "auto" and entry.feedback_source == "explicit":
-        return entry  # an explicit rating wins over an inferred one
-    new_score = entry.feedback_score if score is None else score
-    new_text = entry.feedback_text if text is None else text
-    # The source follows the score; text-only feedback keeps the stored score's source.
-    new_source = source if score is not None else (entry.feedback_source or source)
-    changed_score = new_score != entry.feedback_score
-    if (new_score, new_text, new_source) == (
-        entry.feedback_score,
-        entry.feedback_text,
-        entry.feedback_source,
-    ):
+    change = rules.feedback_change(entry, score, text, source)
+    if change is None:
         return entry
+    return await _write_feedback(conn, entry, change)
+
+
+async def _write_feedback(conn: Conn, entry: QARecord, change: rules.FeedbackChange) -> QARecord:
     await conn.execute(
         "UPDATE session_qa SET feedback_score = %s, feedback_text = %s, feedback_source = %s, "
         "feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
-        (new_score, new_text, new_source, utcnow(), int(changed_score), qa_id),
+        (change.score, change.text, change.source, utcnow(), change.rev_step, entry.id),
     )
-    return await _require_qa(conn, user_id, session_id, qa_id)
+    return await _require_qa(conn, entry.user_id, entry.session_id, entry.id)
 
 
 async def clear_qa_feedback(conn: Conn, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
     entry = await _require_qa(conn, user_id, session_id, qa_id)
-    had_score = entry.feedback_score is not None
-    await conn.execute(
-        "UPDATE session_qa SET feedback_score = NULL, feedback_text = NULL, "
-        "feedback_source = NULL, feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
-        (utcnow(), int(had_score), qa_id),
-    )
-    return await _require_qa(conn, user_id, session_id, qa_id)
+    return await _write_feedback(conn, entry, rules.feedback_cleared(entry))
 
 
 # --- marks ---------------------------------------------------------------------------------------
@@ -406,18 +390,12 @@ async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) ->
     Call it inside the transaction of the write that consumes the entries, then apply only what
     it returns: the mark and the effect commit or roll back together.
     """
-    for mark in marks:
-        if mark.kind not in _TABLES:
-            raise EngramValidationError(
-                f"unknown session entry kind {mark.kind!r}; use 'qa', 'trace' or 'context'"
-            )
+    wanted = rules.normalise_marks(marks)  # known kinds, one mark per entry
     stamp = utcnow()
     applied: set[tuple[str, UUID]] = set()
     # One lock order for every consumer: (kind, entry id).
-    for mark in sorted(marks, key=lambda m: (m.kind, str(m.entry_id), -m.rating_rev)):
-        if (mark.kind, mark.entry_id) in applied:
-            continue
-        table = _TABLES[mark.kind]
+    for mark in sorted(wanted, key=lambda m: (m.kind, str(m.entry_id))):
+        table = rules.ENTRY_TABLES[mark.kind]
         cur = await conn.execute(
             "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
             f"SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM {table} WHERE id = %s) "
@@ -428,12 +406,7 @@ async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) ->
         )
         if await cur.fetchone() is not None:
             applied.add((mark.kind, mark.entry_id))
-    new: list[EntryMark] = []
-    for mark in marks:  # in the order given, each entry once
-        if (mark.kind, mark.entry_id) in applied:
-            applied.discard((mark.kind, mark.entry_id))
-            new.append(mark)
-    return new
+    return [m for m in wanted if (m.kind, m.entry_id) in applied]  # in the order given
 
 
 def _unmarked_clause(kind: EntryKind, alias: str) -> str:

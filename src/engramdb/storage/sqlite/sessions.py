@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, NotFoundError
+from engramdb.errors import ConflictError, NotFoundError
 from engramdb.models.records import utcnow
 from engramdb.models.sessions import (
     ContextRecord,
@@ -26,6 +26,7 @@ from engramdb.models.sessions import (
     TraceRecord,
     normalize_content,
 )
+from engramdb.storage import rules
 from engramdb.storage.sqlite.rows import from_json, parse_time, to_json, to_time
 
 __all__ = [
@@ -46,11 +47,6 @@ __all__ = [
     "set_qa_feedback",
 ]
 
-_TABLES: dict[str, str] = {
-    "qa": "session_qa",
-    "trace": "session_traces",
-    "context": "session_context",
-}
 
 _QA_COLUMNS = (
     "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
@@ -177,7 +173,7 @@ def list_sessions(conn: sqlite3.Connection, user_id: UUID) -> list[SessionRecord
 
 def delete_session(conn: sqlite3.Connection, user_id: UUID, session_id: str) -> bool:
     key = (str(user_id), session_id)
-    for kind, table in _TABLES.items():
+    for kind, table in rules.ENTRY_TABLES.items():
         conn.execute(
             f"DELETE FROM session_marks WHERE kind = ? AND entry_id IN "
             f"(SELECT id FROM {table} WHERE user_id = ? AND session_id = ?)",
@@ -188,7 +184,7 @@ def delete_session(conn: sqlite3.Connection, user_id: UUID, session_id: str) -> 
         "(SELECT id FROM session_qa WHERE user_id = ? AND session_id = ?)",
         key,
     )
-    for table in _TABLES.values():
+    for table in rules.ENTRY_TABLES.values():
         conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", key)
     cursor = conn.execute("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", key)
     return cursor.rowcount > 0
@@ -351,38 +347,35 @@ def set_qa_feedback(
     source: FeedbackSource,
 ) -> QARecord:
     entry = _require_qa(conn, user_id, session_id, qa_id)
-    if source == "auto" and entry.feedback_source == "explicit":
-        return entry  # an explicit rating wins over an inferred one
-    new_score = entry.feedback_score if score is None else score
-    new_text = entry.feedback_text if text is None else text
-    # The source follows the score; text-only feedback keeps the stored score's source.
-    new_source = source if score is not None else (entry.feedback_source or source)
-    changed_score = new_score != entry.feedback_score
-    if (new_score, new_text, new_source) == (
-        entry.feedback_score,
-        entry.feedback_text,
-        entry.feedback_source,
-    ):
+    change = rules.feedback_change(entry, score, text, source)
+    if change is None:
         return entry
+    return _write_feedback(conn, entry, change)
+
+
+def _write_feedback(
+    conn: sqlite3.Connection, entry: QARecord, change: rules.FeedbackChange
+) -> QARecord:
     conn.execute(
         "UPDATE session_qa SET feedback_score = ?, feedback_text = ?, feedback_source = ?, "
         "feedback_at = ?, rating_rev = rating_rev + ? WHERE id = ?",
-        (new_score, new_text, new_source, to_time(utcnow()), int(changed_score), str(qa_id)),
+        (
+            change.score,
+            change.text,
+            change.source,
+            to_time(utcnow()),
+            change.rev_step,
+            str(entry.id),
+        ),
     )
-    return _require_qa(conn, user_id, session_id, qa_id)
+    return _require_qa(conn, entry.user_id, entry.session_id, entry.id)
 
 
 def clear_qa_feedback(
     conn: sqlite3.Connection, user_id: UUID, session_id: str, qa_id: UUID
 ) -> QARecord:
     entry = _require_qa(conn, user_id, session_id, qa_id)
-    had_score = entry.feedback_score is not None
-    conn.execute(
-        "UPDATE session_qa SET feedback_score = NULL, feedback_text = NULL, "
-        "feedback_source = NULL, feedback_at = ?, rating_rev = rating_rev + ? WHERE id = ?",
-        (to_time(utcnow()), int(had_score), str(qa_id)),
-    )
-    return _require_qa(conn, user_id, session_id, qa_id)
+    return _write_feedback(conn, entry, rules.feedback_cleared(entry))
 
 
 # --- marks ---------------------------------------------------------------------------------------
@@ -398,12 +391,8 @@ def mark_entries(
     """
     applied: list[EntryMark] = []
     stamp = to_time(utcnow())
-    for mark in marks:
-        table = _TABLES.get(mark.kind)
-        if table is None:
-            raise EngramValidationError(
-                f"unknown session entry kind {mark.kind!r}; use 'qa', 'trace' or 'context'"
-            )
+    for mark in rules.normalise_marks(marks):
+        table = rules.ENTRY_TABLES[mark.kind]
         entry_id = str(mark.entry_id)
         if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (entry_id,)).fetchone() is None:
             continue
