@@ -6,7 +6,9 @@ most statements are shared text built here once; what differs is only the spelli
 * placeholders (``?`` for sqlite3, ``%s`` for psycopg) and the cast a JSON parameter needs
   (text in SQLite, ``jsonb`` in PostgreSQL);
 * reading one JSON key (``json_extract`` vs ``->>``);
-* the upsert (both speak ``INSERT ... ON CONFLICT (...) DO UPDATE SET col = excluded.col``).
+* the upsert (both speak ``INSERT ... ON CONFLICT (...) DO UPDATE SET col = excluded.col``);
+* list membership (``IN (?, ?)`` vs ``= ANY(%s::text[])``), ``max`` vs ``greatest`` and the
+  byte-wise collation.
 
 This is not an ORM: it builds a handful of statements from column lists, nothing more. The
 statements are built once per dialect (``functools.cache``) so the hot write paths pay nothing.
@@ -54,10 +56,23 @@ class SqlDialect:
     param: str
     #: The cast a bound JSON text needs to become the column's JSON type ("" when none).
     json_cast: str
+    #: The two-argument maximum of scalars.
+    greatest: str
+    #: What makes text order byte-wise (SQLite's default already is).
+    binary_collation: str
 
     def params(self, count: int) -> str:
         """``count`` placeholders separated by commas."""
         return ", ".join([self.param] * count)
+
+    def in_values(
+        self, column: str, values: Sequence[object], cast: str
+    ) -> tuple[str, list[object]]:
+        """``column`` is one of ``values``: SQLite binds each value, PostgreSQL one array of
+        type ``cast`` (an index on ``column`` serves both)."""
+        if self.name == "sqlite":
+            return f"{column} IN ({self.params(len(values))})", list(values)
+        return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
 
     def json_param(self) -> str:
         return f"{self.param}{self.json_cast}"
@@ -84,8 +99,10 @@ class SqlDialect:
         return head + "UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in update)
 
 
-SQLITE = SqlDialect("sqlite", "?", "")
-POSTGRES = SqlDialect("postgres", "%s", "::jsonb")
+SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="")
+POSTGRES = SqlDialect(
+    "postgres", "%s", "::jsonb", greatest="greatest", binary_collation=' COLLATE "C"'
+)
 
 
 @cache

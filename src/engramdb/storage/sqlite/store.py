@@ -50,6 +50,7 @@ from engramdb.models.sessions import (
     SessionRecord,
     TraceRecord,
 )
+from engramdb.storage import statements as stmt
 from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
@@ -233,8 +234,7 @@ class SqliteStore(StoreCore):
     ) -> None:
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "UPDATE pipeline_runs SET status = ?, error_class = ?, error_message = ?, "
-                "counts = ?, finished_at = ? WHERE id = ?",
+                stmt.finish_run(SQLITE),
                 (
                     status.value,
                     error_class,
@@ -369,9 +369,7 @@ class SqliteStore(StoreCore):
 
     async def cache_get(self, namespace: str, key: str) -> str | None:
         def work(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute(
-                "SELECT value FROM kv_cache WHERE namespace = ? AND key = ?", (namespace, key)
-            ).fetchone()
+            row = conn.execute(stmt.cache_get(SQLITE), (namespace, key)).fetchone()
             return None if row is None else str(row[0])
 
         return await self._read(work)
@@ -382,12 +380,7 @@ class SqliteStore(StoreCore):
         tag = None if data_id is None else str(data_id)
 
         def work(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO kv_cache (namespace, key, value, data_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET "
-                "value = excluded.value, data_id = excluded.data_id",
-                (namespace, key, value, tag, to_time(utcnow())),
-            )
+            conn.execute(stmt.cache_put(SQLITE), (namespace, key, value, tag, to_time(utcnow())))
 
         await self._write(work)
 
