@@ -255,11 +255,11 @@ async def test_recall_never_returns_another_users_data_for_any_search_type(
     )
     by_alice = await _recall_every_type(world.alice)
     seen_by_alice = {k for k, v in by_alice.items() if leaks(v)}
-    # positive control: every search type that runs on this backend (all of them on SQLite;
-    # CYPHER is SQLite-only so far) finds the secret for its owner
+    # positive control: every search type runs on every backend and finds the secret for its
+    # owner
     ran = {k.split("/")[0] for k in by_alice}
     assert {k.split("/")[0] for k in seen_by_alice} == ran
-    assert ran >= {t.value for t in engramdb.SearchType} - {"CYPHER"}
+    assert ran >= {t.value for t in engramdb.SearchType}
 
     before = len(openai_server.requests)
     for kwargs in ({}, {"datasets": ["vault"]}, {"dataset_ids": [world.bob_vault]}):
@@ -569,12 +569,9 @@ async def test_cypher_hides_another_users_preference_record(world: World) -> Non
         "chat", "I prefer answers about plumcrest gardens.", section="preferences", user=world.bob
     )
     await engramdb.improve(world.vault, session_ids=["chat"], user=world.bob)
-    try:
-        rows = await engramdb.recall(
-            "MATCH (n) RETURN n.text AS text", engramdb.SearchType.CYPHER, user=world.alice
-        )
-    except engramdb.FeatureNotAvailableError:
-        pytest.skip("CYPHER is SQLite-only so far (docs/postgres.md)")
+    rows = await engramdb.recall(
+        "MATCH (n) RETURN n.text AS text", engramdb.SearchType.CYPHER, user=world.alice
+    )
     assert rows and not any("plumcrest" in str(r.model_dump()) for r in rows)
     # its own user still reaches it (the seed's CYPHER exception), and nobody else's
     await engramdb.grant(world.vault, world.bob.id, "read", user=world.alice)

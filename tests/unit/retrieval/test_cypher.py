@@ -1,18 +1,20 @@
 """CYPHER: the read-only Cypher subset (parser, planner, executor, retriever).
 
 The graph is built through ``engramdb.remember`` with the offline extractor and the fake
-embedder, exactly as a user would build it; queries run through the SQLite backend.
+embedder, exactly as a user would build it; every test that queries it runs on both stores
+(``backend``: the embedded SQLite file and a fresh schema of the PostgreSQL test server).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 import engramdb
-from engramdb.engine import get_engine
+from engramdb.engine import get_engine, set_engine
 from engramdb.errors import EngramValidationError
 from engramdb.models.records import Dataset
 from engramdb.models.search_type import SearchType
@@ -28,7 +30,14 @@ from engramdb.retrieval.cypher import (
     parse,
     run_cypher,
 )
+from engramdb.retrieval.cypher.backend import PostgresDialect
 from engramdb.retrieval.retrievers.cypher import CypherRetriever
+from engramdb.settings import config as settings_config
+from engramdb.storage.capabilities import Capability
+from tests.postgres import server
+from tests.postgres.server import PostgresServer
+
+postgres_server = server.postgres_server  # the session fixture, visible to this module
 
 PEOPLE = [
     "Alice moved to Paris in 2010, while Bob has always lived in New York.",
@@ -37,12 +46,30 @@ PEOPLE = [
 OTHER = ["Zelda was born in Oslo and later settled in Bergen."]
 
 
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+async def backend(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[str]:
+    """The engine's store: the default SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "postgres":
+        pg: PostgresServer = request.getfixturevalue("postgres_server")
+        monkeypatch.setenv("ENGRAMDB_STORAGE_URL", pg.fresh_url())
+        settings_config.reset()
+        set_engine(None)
+    yield request.param
+    if request.param == "postgres":
+        await get_engine().close()
+
+
 @pytest.fixture
-async def graph() -> dict[str, Dataset]:
+async def graph(backend: str) -> dict[str, Dataset]:
     """Two datasets: "people" (the queries' target) and "other" (must never leak in)."""
     await engramdb.remember(PEOPLE, dataset_name="people", node_set=["hr"])
     await engramdb.remember(OTHER, dataset_name="other")
     store = get_engine().store
+    assert store.supports(Capability.CYPHER) and store.dialect.name == backend
     owner = await store.get_or_create_default_user()
     found = {}
     for name in ("people", "other"):
@@ -420,3 +447,18 @@ async def test_retriever_validates_its_config(graph: dict[str, Dataset]) -> None
         )
         with pytest.raises(EngramValidationError):
             await CypherRetriever().retrieve(ctx, opts)
+
+
+def test_postgres_sql_binds_uuids_jsonb_keys_and_typed_values() -> None:
+    query = parse(
+        "MATCH (a:Entity)-[r:born_in]->(b) WHERE a.age > 30 AND a.name STARTS WITH $p "
+        "RETURN a.id, b.entity_type, count(*) AS n"
+    )
+    compiled = compile_query(query, ["d1"], {"p": "A"}, PostgresDialect(), viewer="u1")
+    for alias in ("n0", "n1", "e0"):
+        assert f"{alias}.dataset_id = ANY(%s::uuid[])" in compiled.sql
+    assert "?" not in compiled.sql and compiled.sql.endswith("LIMIT %s OFFSET %s")
+    assert compiled.sql.count("%s") == len(compiled.params)
+    assert "jsonb_typeof(n0.properties -> %s::text) = 'number'" in compiled.sql  # a.age > 30
+    assert "n0.id::text" in compiled.sql and "GROUP BY c0, c1, c2" in compiled.sql
+    assert "age" in compiled.params and "'age'" not in compiled.sql

@@ -134,7 +134,10 @@ class _Compiler(ExprCompiler):
             for fragment in fragments:
                 select.append((f"{fragment[0]} AS c{len(select)}", fragment[1]))
             if aggregated and not has_aggregate(item.expr):
-                group.extend(fragments)
+                # By output column: the same expression bound twice is two parameters, which
+                # PostgreSQL cannot tell are equal.
+                first = len(select) - len(fragments)
+                group.extend((f"c{i}", []) for i in range(first, len(select)))
         self.aggregates_ok = aggregated  # ORDER BY count(*) only when the rows are groups
         order = self.order_by(aggregated, first_sql_column)
         self.aggregates_ok = False
@@ -156,7 +159,7 @@ class _Compiler(ExprCompiler):
         if order:
             parts.append(" ORDER BY " + ", ".join(sql for sql, _ in order))
             params.extend(p for _, ps in order for p in ps)
-        parts.append(" LIMIT ? OFFSET ?")
+        parts.append(f" LIMIT {self.d.param} OFFSET {self.d.param}")
         params.extend([limit + 1 if probe else limit, skip])
         return CompiledQuery("".join(parts), params, columns, limit, probe)
 
@@ -221,23 +224,24 @@ class _Compiler(ExprCompiler):
         else:
             alias = f"n{sum(1 for t in self.tables if t.startswith('nodes'))}"
             self.tables.append(f"nodes AS {alias}")
-            self.conditions.append(self.d.in_json_list(f"{alias}.dataset_id", self.datasets))
+            self.conditions.append(self.d.in_ids(f"{alias}.dataset_id", self.datasets))
             if self.viewer is not None:
                 self.conditions.append(self.owned_by_viewer(alias))
             if node.var:
                 self.bindings[node.var] = Binding("node", alias)
         if node.label is not None:
-            self.conditions.append((f"{alias}.type = ?", [node.label]))
+            self.conditions.append((f"{alias}.type = {self.d.param}", [node.label]))
         for key, expr in node.props:
             self.conditions.append(self.equals(self.property(alias, "node", key, node.start), expr))
         return alias
 
     def owned_by_viewer(self, alias: str) -> Fragment:
         """Not another user's internal node (one without a ``user_id`` is the dataset's)."""
-        internal = self.d.json_value(f"{alias}.properties", "internal")
+        public = self.d.not_flagged(f"{alias}.properties", "internal")
         user = self.d.json_value(f"{alias}.properties", "user_id")
-        sql = f"(COALESCE({internal[0]}, 0) = 0 OR {user[0]} IS NULL OR {user[0]} = ?)"
-        return sql, [*internal[1], *user[1], *user[1], self.viewer]
+        viewer = self.d.literal(self.viewer)
+        sql = f"({public[0]} OR {user[0]} IS NULL OR {user[0]} = {viewer[0]})"
+        return sql, [*public[1], *user[1], *user[1], *viewer[1]]
 
     def bind_rel(self, rel: RelPattern, left: str, right: str) -> str:
         if rel.var and rel.var in self.bindings:
@@ -246,7 +250,7 @@ class _Compiler(ExprCompiler):
         self.tables.append(f"edges AS {alias}")
         if rel.var:
             self.bindings[rel.var] = Binding("edge", alias)
-        self.conditions.append(self.d.in_json_list(f"{alias}.dataset_id", self.datasets))
+        self.conditions.append(self.d.in_ids(f"{alias}.dataset_id", self.datasets))
         forward = f"{alias}.source_id = {left}.id AND {alias}.target_id = {right}.id"
         backward = f"{alias}.source_id = {right}.id AND {alias}.target_id = {left}.id"
         if rel.direction == "out":
@@ -256,7 +260,7 @@ class _Compiler(ExprCompiler):
         else:
             self.conditions.append((f"(({forward}) OR ({backward}))", []))
         if len(rel.types) == 1:
-            self.conditions.append((f"{alias}.relation = ?", [rel.types[0]]))
+            self.conditions.append((f"{alias}.relation = {self.d.param}", [rel.types[0]]))
         elif rel.types:
             self.conditions.append(self.d.in_json_list(f"{alias}.relation", rel.types))
         for key, expr in rel.props:
@@ -284,7 +288,7 @@ class _Compiler(ExprCompiler):
                 props = f"{binding.alias}.properties"
                 self.check_key(expr.key, expr.start)
                 return "json", [
-                    self.d.json_value(props, expr.key),
+                    self.d.json_output(props, expr.key),
                     self.d.json_type(props, expr.key),
                 ]
         if isinstance(expr, FuncCall) and expr.name == "labels":

@@ -2,8 +2,9 @@
 
 This is the only entry point the retrievers use. Decoding undoes what SQL flattens: a returned
 node or relationship (several SQL columns) becomes one dict, a JSON property keeps its JSON type
-(a list stays a list, ``true`` stays ``True`` rather than SQLite's ``1``), and comparisons come
-back as booleans.
+(a list stays a list, ``true`` stays ``True`` rather than SQLite's ``1``), comparisons come back
+as booleans, and ids are strings on every backend (PostgreSQL returns uuids and decoded
+``jsonb``, SQLite text).
 """
 
 from __future__ import annotations
@@ -80,21 +81,30 @@ def _decode(row: tuple[Any, ...], columns: list[Column]) -> dict[str, Any]:
 def _cell(column: Column, cells: tuple[Any, ...]) -> Any:
     kind = column.kind
     if kind == "value":
-        return cells[0]
+        return _plain(cells[0])
     if kind == "bool":
         return None if cells[0] is None else bool(cells[0])
     if kind == "jsontext":
-        return None if cells[0] is None else json.loads(cells[0])
+        return _json(cells[0])
     if kind == "json":
         value, json_type = cells
         if json_type in ("array", "object"):
-            return json.loads(value)
+            return _json(value)
         if json_type in ("true", "false"):
             return json_type == "true"
         return value
     fields = NODE_FIELDS if kind == "node" else EDGE_FIELDS
-    record = dict(zip(fields, cells, strict=True))
+    record = {f: _plain(v) for f, v in zip(fields, cells, strict=True)}
     if record["id"] is None:
         return None
-    record["properties"] = json.loads(record["properties"] or "{}")
+    record["properties"] = _json(record["properties"]) or {}
     return record
+
+
+def _plain(value: Any) -> Any:
+    return str(value) if isinstance(value, UUID) else value
+
+
+def _json(value: Any) -> Any:
+    """A JSON document as text (SQLite) or already decoded (PostgreSQL ``jsonb``)."""
+    return json.loads(value) if isinstance(value, str | bytes) else value

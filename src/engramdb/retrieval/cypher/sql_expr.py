@@ -1,7 +1,7 @@
 """The expression half of the Cypher-to-SQL compiler: values, comparisons, membership, calls.
 
-Every value becomes a :data:`~.backend.Fragment` -- SQL text with ``?`` placeholders plus the
-values bound to them -- so nothing the user wrote is ever spliced into SQL. Split from
+Every value becomes a :data:`~.backend.Fragment` -- SQL text with the dialect's placeholders
+plus the values bound to them -- so nothing the user wrote is ever spliced into SQL. Split from
 :mod:`.compiler` (the statement: pattern, RETURN, ORDER BY, LIMIT) to keep modules small.
 """
 
@@ -132,9 +132,42 @@ class ExprCompiler:
     def property(self, alias: str, kind: str, key: str, offset: int) -> Fragment:
         columns = NODE_COLUMNS if kind == "node" else EDGE_COLUMNS
         if key in columns:
-            return f"{alias}.{columns[key]}", []
+            return self.d.column(alias, columns[key]), []
         self.check_key(key, offset)
         return self.d.json_value(f"{alias}.properties", key)
+
+    def json_prop(self, expr: Expr) -> tuple[str, str] | None:
+        """``(properties column, key)`` when ``expr`` reads a JSON property, else None."""
+        if not isinstance(expr, Prop):
+            return None
+        binding = self.bindings.get(expr.var)
+        if binding is None:
+            return None
+        columns = NODE_COLUMNS if binding.kind == "node" else EDGE_COLUMNS
+        if expr.key in columns or expr.key == "properties":
+            return None
+        self.check_key(expr.key, expr.start)
+        return f"{binding.alias}.properties", expr.key
+
+    def typed_value(self, expr: Expr, other: Expr | None) -> Fragment:
+        """:meth:`value`, reading a JSON property as a number or boolean when it is compared
+        with one (``other`` a number / boolean literal or parameter) or aggregated as a number
+        (``other`` None). Stores whose JSON values are typed (SQLite) read it the same way."""
+        prop = self.json_prop(expr)
+        if prop is None:
+            return self.value(expr)
+        if other is None:
+            return self.d.json_number(*prop)
+        sample: object = None
+        if isinstance(other, Literal):
+            sample = other.value
+        elif isinstance(other, Param) and other.name in self.parameters:
+            sample = self.parameters[other.name]
+        if isinstance(sample, bool):
+            return self.d.json_bool(*prop)
+        if isinstance(sample, int | float):
+            return self.d.json_number(*prop)
+        return self.value(expr)
 
     def param(self, expr: Param) -> object:
         if expr.name not in self.parameters:
@@ -152,12 +185,12 @@ class ExprCompiler:
         """The SQL value of ``expr``. Aggregate calls are accepted only while
         ``self.aggregates_ok`` (RETURN and ORDER BY), and never inside another aggregate."""
         if isinstance(expr, Literal):
-            return ("NULL", []) if expr.value is None else ("?", [expr.value])
+            return ("NULL", []) if expr.value is None else self.d.literal(expr.value)
         if isinstance(expr, Param):
             value = self.param(expr)
             if isinstance(value, list):
                 raise self.error(f"${expr.name} is a list; lists go on the right of IN", expr.start)
-            return ("NULL", []) if value is None else ("?", [value])
+            return ("NULL", []) if value is None else self.d.literal(value)
         if isinstance(expr, ListExpr):
             raise self.error("a list can only stand on the right of IN", expr.start)
         if isinstance(expr, Var):
@@ -183,10 +216,10 @@ class ExprCompiler:
         return self.compare(expr)
 
     def compare(self, expr: Compare) -> Fragment:
-        left = self.value(expr.left)
         if expr.op == "IN":
-            return self.membership(left, expr.right)
-        right = self.value(expr.right)
+            return self.membership(self.value(expr.left), expr.right)
+        left = self.typed_value(expr.left, expr.right)
+        right = self.typed_value(expr.right, expr.left)
         if expr.op in _SQL_OPS:
             return f"({left[0]} {_SQL_OPS[expr.op]} {right[0]})", [*left[1], *right[1]]
         if expr.op == "CONTAINS":
@@ -244,7 +277,9 @@ class ExprCompiler:
                 return "count(*)", []
             self.aggregates_ok = False
             try:
-                inner = self.value(expr.args[0])
+                arg = expr.args[0]
+                numeric = name in ("sum", "avg", "min", "max")
+                inner = self.typed_value(arg, None) if numeric else self.value(arg)
             finally:
                 self.aggregates_ok = True
             distinct = "DISTINCT " if expr.distinct else ""
@@ -255,7 +290,7 @@ class ExprCompiler:
                 raise self.error(f"{name}() takes a variable", arg.start)
             binding = self.binding(arg.name, arg.start)
             if name == "id":
-                return f"{binding.alias}.id", []
+                return self.d.column(binding.alias, "id"), []
             wanted = "edge" if name == "type" else "node"
             if binding.kind != wanted:
                 what = "relationship" if wanted == "edge" else "node"

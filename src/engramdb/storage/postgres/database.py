@@ -40,6 +40,7 @@ from engramdb.errors import (
     EngramValidationError,
     StorageError,
 )
+from engramdb.storage.migrations import check_version
 from engramdb.storage.postgres.config import PostgresTarget
 from engramdb.storage.postgres.schema import LATEST_VERSION, applied_version
 
@@ -227,16 +228,9 @@ class Database:
             raise translate_error(exc, self.target) from exc
         finally:
             await conn.close()
-        if version is None or version < LATEST_VERSION:
-            raise DatabaseNotCreatedError(
-                f"The PostgreSQL database at {self.target.display} is not set up for engramdb "
-                f"(schema {self.target.schema!r}, or it needs migrations); run setup() first."
-            )
-        if version > LATEST_VERSION:
-            raise StorageError(
-                f"The PostgreSQL database at {self.target.display} was set up by a newer "
-                f"engramdb (schema version {version} > {LATEST_VERSION}); upgrade engramdb."
-            )
+        check_version(
+            version, LATEST_VERSION, f"{self.target.display} (schema {self.target.schema!r})"
+        )
         self._verified = True
 
     # --- units of work -------------------------------------------------------------------------

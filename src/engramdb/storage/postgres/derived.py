@@ -25,6 +25,7 @@ from engramdb.storage.base import (
     MentionCount,
     Subgraph,
 )
+from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.reads import get_nodes
 from engramdb.storage.postgres.rows import EDGE_COLUMNS, row_to_edge, to_json
@@ -40,23 +41,9 @@ __all__ = [
     "write_derived",
 ]
 
-_UPSERT_NODE = """
-INSERT INTO nodes (id, dataset_id, type, name, text, properties, importance_weight,
-                   feedback_weight, created_at, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s)
-ON CONFLICT (id) DO UPDATE SET
-    type = excluded.type, name = excluded.name, text = excluded.text,
-    properties = excluded.properties, importance_weight = excluded.importance_weight,
-    updated_at = excluded.updated_at
-"""
+_UPSERT_NODE = node_upsert(POSTGRES, derived=True)
 
-_UPSERT_EDGE = """
-INSERT INTO edges (id, dataset_id, source_id, target_id, relation, properties,
-                   importance_weight, feedback_weight)
-VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s)
-ON CONFLICT (id) DO UPDATE SET
-    properties = excluded.properties, importance_weight = excluded.importance_weight
-"""
+_UPSERT_EDGE = edge_upsert(POSTGRES)
 
 
 def _check_datasets(write: DerivedWrite) -> None:
@@ -288,8 +275,6 @@ async def apply_feedback_weights(
     updates: Sequence[FeedbackUpdate],
     alpha: float,
 ) -> FeedbackReport:
-    if not 0.0 < alpha <= 1.0:
-        raise EngramValidationError(f"feedback alpha must be in (0, 1], got {alpha}")
     new = set(await mark_entries(conn, consumer, [u.mark for u in updates]))
     ratings = nodes = edges = 0
     for update in updates:

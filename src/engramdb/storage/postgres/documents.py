@@ -28,6 +28,7 @@ from uuid import UUID
 from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
+from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.text import document_words, scope_lexeme
@@ -52,22 +53,9 @@ VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)
 ON CONFLICT (dataset_id, content_hash) DO NOTHING
 """
 
-_UPSERT_NODE = """
-INSERT INTO nodes (id, dataset_id, type, name, text, properties, importance_weight,
-                   feedback_weight, created_at, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s)
-ON CONFLICT (id) DO UPDATE SET
-    name = excluded.name, text = excluded.text, properties = excluded.properties,
-    importance_weight = excluded.importance_weight, updated_at = excluded.updated_at
-"""
+_UPSERT_NODE = node_upsert(POSTGRES, derived=False)
 
-_UPSERT_EDGE = """
-INSERT INTO edges (id, dataset_id, source_id, target_id, relation, properties,
-                   importance_weight, feedback_weight)
-VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s)
-ON CONFLICT (id) DO UPDATE SET
-    properties = excluded.properties, importance_weight = excluded.importance_weight
-"""
+_UPSERT_EDGE = edge_upsert(POSTGRES)
 
 _UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (%s, %s, %s, %s, %b)

@@ -15,6 +15,8 @@ from uuid import UUID, uuid4
 
 from engramdb.errors import ConflictError, DatasetNotFoundError, NotFoundError, StorageError
 from engramdb.models.records import DataRecord, Dataset, PipelineRun, RunStatus, User, utcnow
+from engramdb.storage import statements as stmt
+from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import (
     DATA_COLUMNS,
@@ -211,8 +213,7 @@ async def finish_run(
     counts: str,
 ) -> None:
     await conn.execute(
-        "UPDATE pipeline_runs SET status = %s, error_class = %s, error_message = %s, "
-        "counts = %s::jsonb, finished_at = %s WHERE id = %s",
+        stmt.finish_run(POSTGRES),
         (status.value, error_class, error_message, counts, utcnow(), run_id),
     )
 
@@ -254,17 +255,10 @@ async def reap_dead_runs(conn: Conn, hostname: str) -> int:
 
 
 async def cache_get(conn: Conn, namespace: str, key: str) -> str | None:
-    cur = await conn.execute(
-        "SELECT value FROM kv_cache WHERE namespace = %s AND key = %s", (namespace, key)
-    )
+    cur = await conn.execute(stmt.cache_get(POSTGRES), (namespace, key))
     row = await cur.fetchone()
     return None if row is None else str(row[0])
 
 
 async def cache_put(conn: Conn, namespace: str, key: str, value: str, data_id: UUID | None) -> None:
-    await conn.execute(
-        "INSERT INTO kv_cache (namespace, key, value, data_id, created_at) "
-        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (namespace, key) DO UPDATE SET "
-        "value = excluded.value, data_id = excluded.data_id",
-        (namespace, key, value, data_id, utcnow()),
-    )
+    await conn.execute(stmt.cache_put(POSTGRES), (namespace, key, value, data_id, utcnow()))

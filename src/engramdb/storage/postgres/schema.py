@@ -21,22 +21,18 @@ Append new migrations; never edit a released one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, LiteralString
+from typing import Any
 
 from psycopg import AsyncConnection, sql
+
+from engramdb.models.records import utcnow
+from engramdb.storage.dialect import POSTGRES
+from engramdb.storage.migrations import Migration, latest_version, pending, record_sql
 
 __all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "applied_version", "apply_migrations"]
 
 #: Key of the transaction-scoped advisory lock that serialises migrations (any fixed number).
 MIGRATION_LOCK_KEY = 0x656E6772616D  # "engram"
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    statements: tuple[LiteralString, ...]
 
 
 _V1_CORE = Migration(
@@ -326,7 +322,7 @@ _V4_ACCESS = Migration(
 )
 
 MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_SESSIONS, _V3_DERIVED, _V4_ACCESS)
-LATEST_VERSION = MIGRATIONS[-1].version
+LATEST_VERSION = latest_version(MIGRATIONS)
 
 
 async def applied_version(conn: AsyncConnection[Any], schema: str) -> int | None:
@@ -357,14 +353,9 @@ async def apply_migrations(conn: AsyncConnection[Any]) -> list[int]:
     cur = await conn.execute("SELECT version FROM schema_migrations")
     done = {int(row[0]) for row in await cur.fetchall()}
     newly: list[int] = []
-    for migration in MIGRATIONS:
-        if migration.version in done:
-            continue
+    for migration in pending(MIGRATIONS, done):
         for statement in migration.statements:
             await conn.execute(statement)
-        await conn.execute(
-            "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
-            (migration.version, migration.name),
-        )
+        await conn.execute(record_sql(POSTGRES), (migration.version, migration.name, utcnow()))
         newly.append(migration.version)
     return newly

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, LiteralString
+from typing import Any
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, NotFoundError
+from engramdb.errors import ConflictError, NotFoundError
 from engramdb.models.records import utcnow
 from engramdb.models.sessions import (
     ContextRecord,
-    EntryKind,
     EntryMark,
     FeedbackSource,
     QARecord,
@@ -33,6 +32,9 @@ from engramdb.models.sessions import (
     TraceRecord,
     normalize_content,
 )
+from engramdb.storage import rules
+from engramdb.storage import statements as stmt
+from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import Row, to_json, utc
 
@@ -54,11 +56,6 @@ __all__ = [
     "set_qa_feedback",
 ]
 
-_TABLES: dict[str, LiteralString] = {
-    "qa": "session_qa",
-    "trace": "session_traces",
-    "context": "session_context",
-}
 
 _QA_COLUMNS = (
     "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
@@ -66,16 +63,6 @@ _QA_COLUMNS = (
     "WHERE d.qa_id = q.id), q.used_node_ids, q.used_edge_ids, q.feedback_score, "
     "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at"
 )
-_TRACE_COLUMNS = (
-    "t.id, t.user_id, t.session_id, t.seq, t.origin_function, t.status, t.memory_query, "
-    "t.memory_context, t.method_params, t.method_return_value, t.error_message, "
-    "t.session_feedback, t.created_at"
-)
-_CONTEXT_COLUMNS = (
-    "c.id, c.user_id, c.session_id, c.seq, c.context_profile, c.section, c.content, "
-    "c.confidence, c.source_ids, c.created_at, c.updated_at"
-)
-_SESSION_COLUMNS = "user_id, session_id, created_at, updated_at"
 
 
 # --- rows ----------------------------------------------------------------------------------------
@@ -152,49 +139,27 @@ async def _touch_session(conn: Conn, user_id: UUID, session_id: str, at: datetim
     cur = await conn.execute("SELECT 1 FROM users WHERE id = %s", (user_id,))
     if await cur.fetchone() is None:
         raise NotFoundError(f"No user with id {user_id}; create the user first.")
-    await conn.execute(
-        "INSERT INTO sessions (user_id, session_id, created_at, updated_at) "
-        "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, session_id) DO UPDATE SET "
-        "updated_at = greatest(sessions.updated_at, excluded.updated_at)",
-        (user_id, session_id, at, at),
-    )
+    await conn.execute(stmt.touch_session(POSTGRES), (user_id, session_id, at, at))
 
 
 async def get_session(conn: Conn, user_id: UUID, session_id: str) -> SessionRecord | None:
-    cur = await conn.execute(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE user_id = %s AND session_id = %s",
-        (user_id, session_id),
-    )
+    cur = await conn.execute(stmt.get_session(POSTGRES), (user_id, session_id))
     row = await cur.fetchone()
     return None if row is None else _row_to_session(row)
 
 
 async def list_sessions(conn: Conn, user_id: UUID) -> list[SessionRecord]:
-    cur = await conn.execute(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE user_id = %s "
-        'ORDER BY updated_at DESC, session_id COLLATE "C"',
-        (user_id,),
-    )
+    cur = await conn.execute(stmt.list_sessions(POSTGRES), (user_id,))
     return [_row_to_session(row) for row in await cur.fetchall()]
 
 
 async def delete_session(conn: Conn, user_id: UUID, session_id: str) -> bool:
     key = (user_id, session_id)
-    for kind, table in _TABLES.items():
-        await conn.execute(
-            "DELETE FROM session_marks WHERE kind = %s AND entry_id IN "
-            f"(SELECT id FROM {table} WHERE user_id = %s AND session_id = %s)",
-            (kind, *key),
-        )
-    await conn.execute(
-        "DELETE FROM session_qa_datasets WHERE qa_id IN "
-        "(SELECT id FROM session_qa WHERE user_id = %s AND session_id = %s)",
-        key,
-    )
-    for table in _TABLES.values():
-        await conn.execute(f"DELETE FROM {table} WHERE user_id = %s AND session_id = %s", key)
-    cur = await conn.execute("DELETE FROM sessions WHERE user_id = %s AND session_id = %s", key)
-    return cur.rowcount > 0
+    deleted = 0
+    for statement, kind in stmt.delete_session(POSTGRES):
+        cur = await conn.execute(statement, key if kind is None else (kind, *key))
+        deleted = cur.rowcount
+    return deleted > 0
 
 
 # --- Q&A entries ---------------------------------------------------------------------------------
@@ -266,25 +231,7 @@ def _qa_filter(
     dataset_id: UUID | None,
     unmarked_by: str | None,
 ) -> tuple[str, list[Any]]:
-    """The WHERE clause (over alias ``q``) shared by the Q&A listings."""
-    clauses = ["q.user_id = %s"]
-    params: list[Any] = [user_id]
-    if session_ids is not None:
-        clauses.append("q.session_id = ANY(%s::text[])")
-        params.append(list(session_ids))
-    if dataset_id is not None:
-        clauses.append(
-            "EXISTS (SELECT 1 FROM session_qa_datasets d WHERE d.qa_id = q.id "
-            "AND d.dataset_id = %s)"
-        )
-        params.append(dataset_id)
-    if unmarked_by is not None:
-        clauses.append(
-            "NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = 'qa' "
-            "AND m.entry_id = q.id AND m.consumer = %s)"
-        )
-        params.append(unmarked_by)
-    return " AND ".join(clauses), params
+    return stmt.qa_filter(POSTGRES, user_id, session_ids, dataset_id, unmarked_by)
 
 
 async def list_qa_entries(
@@ -335,11 +282,9 @@ async def list_pending_ratings(
     if session_ids is not None and not session_ids:
         return []
     where, params = _qa_filter(user_id, session_ids, dataset_id, None)
+    pending = stmt.pending_ratings_clause(POSTGRES)
     cur = await conn.execute(
-        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} "
-        "AND q.feedback_score IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_marks m "
-        "WHERE m.kind = 'qa' AND m.entry_id = q.id AND m.consumer = %s "
-        "AND m.rating_rev >= q.rating_rev) ORDER BY q.seq",
+        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} AND {pending} ORDER BY q.seq",
         [*params, consumer],
     )
     return [_row_to_qa(row) for row in await cur.fetchall()]
@@ -365,36 +310,23 @@ async def set_qa_feedback(
     source: FeedbackSource,
 ) -> QARecord:
     entry = await _require_qa(conn, user_id, session_id, qa_id)  # row locked until commit
-    if source == "auto" and entry.feedback_source == "explicit":
-        return entry  # an explicit rating wins over an inferred one
-    new_score = entry.feedback_score if score is None else score
-    new_text = entry.feedback_text if text is None else text
-    # The source follows the score; text-only feedback keeps the stored score's source.
-    new_source = source if score is not None else (entry.feedback_source or source)
-    changed_score = new_score != entry.feedback_score
-    if (new_score, new_text, new_source) == (
-        entry.feedback_score,
-        entry.feedback_text,
-        entry.feedback_source,
-    ):
+    change = rules.feedback_change(entry, score, text, source)
+    if change is None:
         return entry
+    return await _write_feedback(conn, entry, change)
+
+
+async def _write_feedback(conn: Conn, entry: QARecord, change: rules.FeedbackChange) -> QARecord:
     await conn.execute(
-        "UPDATE session_qa SET feedback_score = %s, feedback_text = %s, feedback_source = %s, "
-        "feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
-        (new_score, new_text, new_source, utcnow(), int(changed_score), qa_id),
+        stmt.set_feedback(POSTGRES),
+        (change.score, change.text, change.source, utcnow(), change.rev_step, entry.id),
     )
-    return await _require_qa(conn, user_id, session_id, qa_id)
+    return await _require_qa(conn, entry.user_id, entry.session_id, entry.id)
 
 
 async def clear_qa_feedback(conn: Conn, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
     entry = await _require_qa(conn, user_id, session_id, qa_id)
-    had_score = entry.feedback_score is not None
-    await conn.execute(
-        "UPDATE session_qa SET feedback_score = NULL, feedback_text = NULL, "
-        "feedback_source = NULL, feedback_at = %s, rating_rev = rating_rev + %s WHERE id = %s",
-        (utcnow(), int(had_score), qa_id),
-    )
-    return await _require_qa(conn, user_id, session_id, qa_id)
+    return await _write_feedback(conn, entry, rules.feedback_cleared(entry))
 
 
 # --- marks ---------------------------------------------------------------------------------------
@@ -406,18 +338,12 @@ async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) ->
     Call it inside the transaction of the write that consumes the entries, then apply only what
     it returns: the mark and the effect commit or roll back together.
     """
-    for mark in marks:
-        if mark.kind not in _TABLES:
-            raise EngramValidationError(
-                f"unknown session entry kind {mark.kind!r}; use 'qa', 'trace' or 'context'"
-            )
+    wanted = rules.normalise_marks(marks)  # known kinds, one mark per entry
     stamp = utcnow()
     applied: set[tuple[str, UUID]] = set()
     # One lock order for every consumer: (kind, entry id).
-    for mark in sorted(marks, key=lambda m: (m.kind, str(m.entry_id), -m.rating_rev)):
-        if (mark.kind, mark.entry_id) in applied:
-            continue
-        table = _TABLES[mark.kind]
+    for mark in sorted(wanted, key=lambda m: (m.kind, str(m.entry_id))):
+        table = rules.ENTRY_TABLES[mark.kind]
         cur = await conn.execute(
             "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
             f"SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM {table} WHERE id = %s) "
@@ -428,19 +354,7 @@ async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) ->
         )
         if await cur.fetchone() is not None:
             applied.add((mark.kind, mark.entry_id))
-    new: list[EntryMark] = []
-    for mark in marks:  # in the order given, each entry once
-        if (mark.kind, mark.entry_id) in applied:
-            applied.discard((mark.kind, mark.entry_id))
-            new.append(mark)
-    return new
-
-
-def _unmarked_clause(kind: EntryKind, alias: str) -> str:
-    return (
-        f"NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = '{kind}' "
-        f"AND m.entry_id = {alias}.id AND m.consumer = %s)"
-    )
+    return [m for m in wanted if (m.kind, m.entry_id) in applied]  # in the order given
 
 
 # --- traces --------------------------------------------------------------------------------------
@@ -457,7 +371,7 @@ async def add_trace_entry(conn: Conn, entry: TraceRecord) -> TraceRecord:
         "memory_query, memory_context, method_params, method_return_value, error_message, "
         "session_feedback, created_at) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s) "
-        f"RETURNING {_TRACE_COLUMNS}",
+        f"RETURNING {stmt.TRACE_COLUMNS}",
         (
             entry.id,
             entry.user_id,
@@ -493,9 +407,9 @@ async def list_trace_entries(
         clauses.append("t.session_id = ANY(%s::text[])")
         params.append(list(session_ids))
     if unmarked_by is not None:
-        clauses.append(_unmarked_clause("trace", "t"))
+        clauses.append(stmt.unmarked_clause(POSTGRES, "trace", "t"))
         params.append(unmarked_by)
-    select = f"SELECT {_TRACE_COLUMNS} FROM session_traces t WHERE {' AND '.join(clauses)}"
+    select = f"SELECT {stmt.TRACE_COLUMNS} FROM session_traces t WHERE {' AND '.join(clauses)}"
     if last_n is None:
         cur = await conn.execute(select + " ORDER BY t.seq", params)
         return [_row_to_trace(row) for row in await cur.fetchall()]
@@ -508,7 +422,7 @@ async def list_trace_entries(
 
 async def _find_context(conn: Conn, entry: ContextRecord, key: str) -> ContextRecord | None:
     cur = await conn.execute(
-        f"SELECT {_CONTEXT_COLUMNS} FROM session_context c WHERE c.user_id = %s "
+        f"SELECT {stmt.CONTEXT_COLUMNS} FROM session_context c WHERE c.user_id = %s "
         "AND c.session_id = %s AND c.context_profile = %s AND c.section = %s "
         "AND c.normalized_content = %s FOR UPDATE",
         (entry.user_id, entry.session_id, entry.context_profile, entry.section, key),
@@ -521,7 +435,7 @@ async def _merge_context(conn: Conn, found: ContextRecord, entry: ContextRecord)
     sources = list(dict.fromkeys([*found.source_ids, *entry.source_ids]))
     cur = await conn.execute(
         "UPDATE session_context AS c SET source_ids = %s::jsonb, confidence = %s, "
-        f"updated_at = %s WHERE c.id = %s RETURNING {_CONTEXT_COLUMNS}",
+        f"updated_at = %s WHERE c.id = %s RETURNING {stmt.CONTEXT_COLUMNS}",
         (to_json(sources), max(found.confidence, entry.confidence), entry.updated_at, found.id),
     )
     row = await cur.fetchone()
@@ -543,7 +457,7 @@ async def add_context_entry(conn: Conn, entry: ContextRecord) -> tuple[ContextRe
         "content, normalized_content, confidence, source_ids, created_at, updated_at) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s) "
         "ON CONFLICT (user_id, session_id, context_profile, section, normalized_content) "
-        f"DO NOTHING RETURNING {_CONTEXT_COLUMNS}",
+        f"DO NOTHING RETURNING {stmt.CONTEXT_COLUMNS}",
         (
             entry.id,
             entry.user_id,
@@ -581,10 +495,10 @@ async def list_context_entries(
         clauses.append("c.context_profile = %s")
         params.append(context_profile)
     if unmarked_by is not None:
-        clauses.append(_unmarked_clause("context", "c"))
+        clauses.append(stmt.unmarked_clause(POSTGRES, "context", "c"))
         params.append(unmarked_by)
     cur = await conn.execute(
-        f"SELECT {_CONTEXT_COLUMNS} FROM session_context c WHERE {' AND '.join(clauses)} "
+        f"SELECT {stmt.CONTEXT_COLUMNS} FROM session_context c WHERE {' AND '.join(clauses)} "
         "ORDER BY c.seq",
         params,
     )

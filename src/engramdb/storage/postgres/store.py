@@ -21,20 +21,17 @@ pgvector extension, the schema and its tables are created only by :meth:`Postgre
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
-from typing import Literal
-from uuid import UUID, uuid4
+from typing import Any, Literal
+from uuid import UUID
 
-import numpy as np
 import psycopg
 from psycopg import errors, sql
 
-from engramdb.errors import EmbeddingMismatchError, EngramValidationError, StorageError
+from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import (
     DataRecord,
     Dataset,
@@ -43,7 +40,6 @@ from engramdb.models.records import (
     PipelineRun,
     RunStatus,
     User,
-    utcnow,
 )
 from engramdb.models.sessions import (
     ContextProfile,
@@ -65,9 +61,11 @@ from engramdb.storage.base import (
     IntegrityReport,
     MentionCount,
     ScoredId,
-    Store,
     Subgraph,
 )
+from engramdb.storage.capabilities import Capability
+from engramdb.storage.core import StoreCore
+from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres import derived, documents, integrity, reads, records, vectors
 from engramdb.storage.postgres import sessions as session_sql
 from engramdb.storage.postgres.access import AccessMethods
@@ -79,6 +77,7 @@ from engramdb.storage.postgres.database import (
     translate_error,
 )
 from engramdb.storage.postgres.locks import AdvisoryLocks
+from engramdb.storage.postgres.query import run_read_only
 from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
 
@@ -99,18 +98,21 @@ _PGVECTOR_INSTALL_HINT = (
 )
 
 
-class PostgresStore(AccessMethods, Store):
+class PostgresStore(AccessMethods, StoreCore):
     """The store in one PostgreSQL database with pgvector, safe to share between processes and
     hosts. ``url`` is a ``postgresql://`` URL (see :mod:`.config` for engramdb's parameters);
     ``exact_search_limit`` is how many candidate vectors a search may scan exactly before it
     uses the HNSW index."""
 
+    capabilities = frozenset({Capability.CYPHER, Capability.APPROXIMATE_VECTORS})
+    dialect = POSTGRES
+
     def __init__(self, url: str, *, exact_search_limit: int = vectors.EXACT_LIMIT) -> None:
+        super().__init__()
         self._target: PostgresTarget = parse_url(url)
         self.url = url
         self._db = Database(self._target, on_connect=vectors.register_vector_dumper)
         self._locks = AdvisoryLocks(self._db)
-        self._hostname = socket.gethostname()
         self._exact_limit = exact_search_limit
         #: (collection, dim) pairs whose HNSW index is known to exist.
         self._indexed: set[tuple[str, int]] = set()
@@ -232,11 +234,11 @@ class PostgresStore(AccessMethods, Store):
 
     # --- users -----------------------------------------------------------------------------------
 
-    async def get_or_create_default_user(self) -> User:
-        existing = await self.get_default_user()
-        if existing is not None:
-            return existing
+    async def _create_default_user(self) -> User:
         return await self._db.write(records.ensure_default_user)
+
+    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
+        return await self._db.write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
 
     async def get_default_user(self) -> User | None:
         return await self._db.read(records.default_user)
@@ -248,12 +250,6 @@ class PostgresStore(AccessMethods, Store):
         return await self._db.read(partial(records.user_by_id, user_id=user_id))
 
     # --- datasets --------------------------------------------------------------------------------
-
-    async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        existing = await self.find_dataset(owner_id, name)
-        if existing is not None:
-            return existing
-        return await self._db.write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
 
     async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
         return await self._db.read(partial(records.dataset_by_id, dataset_id=dataset_id))
@@ -310,106 +306,71 @@ class PostgresStore(AccessMethods, Store):
     async def delete_data(self, data_id: UUID) -> DeleteReport:
         return await self._db.write(partial(documents.delete_data, data_id=data_id))
 
-    # --- pipeline runs ---------------------------------------------------------------------------
+    # --- pipeline runs (record rules in :class:`.StoreCore`) ------------------------------------
 
-    async def start_run(
-        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
-    ) -> PipelineRun:
-        run = PipelineRun(
-            id=uuid4(),
-            dataset_id=dataset_id,
-            pipeline=pipeline,
-            status=RunStatus.STARTED,
-            graph_writing=graph_writing,
-            pid=os.getpid(),
-            hostname=self._hostname,
-            started_at=utcnow(),
-        )
+    async def _record_run(self, run: PipelineRun) -> None:
         await self._db.write(partial(records.record_run, run=run))
-        return run
 
-    async def finish_run(
+    async def _finish_run(
         self,
         run_id: UUID,
         status: RunStatus,
-        *,
-        error_class: str | None = None,
-        error_message: str | None = None,
-        counts: dict[str, int] | None = None,
+        error_class: str | None,
+        error_message: str | None,
+        counts: dict[str, int],
     ) -> None:
-        """Unknown run ids are ignored (the dataset may have been deleted meanwhile)."""
-        if RunStatus(status) is RunStatus.STARTED:
-            raise EngramValidationError("finish_run needs status 'completed' or 'errored'.")
-        encoded = to_json(counts or {})
         await self._db.write(
             partial(
                 records.finish_run,
                 run_id=run_id,
-                status=RunStatus(status),
+                status=status,
                 error_class=error_class,
                 error_message=error_message,
-                counts=encoded,
+                counts=to_json(counts),
             )
         )
 
-    async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
-        if not dataset_ids:
-            return []
+    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
         return await self._db.read(partial(records.list_runs, dataset_ids=dataset_ids))
 
     async def reap_dead_runs(self) -> int:
         return await self._db.write(partial(records.reap_dead_runs, hostname=self._hostname))
 
-    # --- reads -----------------------------------------------------------------------------------
+    # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
 
-    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
-        if not node_ids:
-            return []
+    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
         return await self._db.read(
             partial(reads.get_nodes, node_ids=node_ids, provenance=provenance)
         )
 
-    async def list_nodes(
-        self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
+    async def _list_nodes(
+        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
     ) -> list[Node]:
-        if not dataset_ids or limit <= 0:
-            return []
         return await self._db.read(
-            partial(reads.list_nodes, dataset_ids=dataset_ids, type_=type, limit=limit)
+            partial(reads.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
         )
 
-    async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int:
-        if not dataset_ids:
-            return 0
-        return await self._db.read(partial(reads.count_nodes, dataset_ids=dataset_ids, type_=type))
+    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
+        return await self._db.read(partial(reads.count_nodes, dataset_ids=dataset_ids, type_=type_))
 
-    async def list_edges(self, dataset_ids: Sequence[UUID], *, limit: int = 5000) -> list[Edge]:
-        if not dataset_ids or limit <= 0:
-            return []
+    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
         return await self._db.read(partial(reads.list_edges, dataset_ids=dataset_ids, limit=limit))
 
-    async def neighbourhood(
-        self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
-    ) -> Subgraph:
-        if not node_ids or limit <= 0:
-            return Subgraph(nodes=[], edges=[])
+    async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._db.read(
             partial(reads.neighbourhood, node_ids=node_ids, depth=depth, limit=limit),
             snapshot=True,
         )
 
-    async def incident_edges(
+    async def _incident_edges(
         self,
         node_ids: Sequence[UUID],
-        *,
         direction: Literal["out", "in"],
-        relations: Sequence[str] | None = None,
-        exclude_relations: Sequence[str] = (),
-        limit_per_node: int = 50,
-        provenance: bool = True,
+        relations: Sequence[str] | None,
+        exclude_relations: Sequence[str],
+        limit_per_node: int,
+        provenance: bool,
     ) -> list[Edge]:
-        if not node_ids or limit_per_node <= 0 or (relations is not None and not relations):
-            return []
         return await self._db.read(
             partial(
                 reads.incident_edges,
@@ -422,15 +383,12 @@ class PostgresStore(AccessMethods, Store):
             )
         )
 
-    async def edges_between(
+    async def _edges_between(
         self,
         pairs: Sequence[tuple[UUID, UUID]],
-        *,
-        exclude_relations: Sequence[str] = (),
-        provenance: bool = True,
+        exclude_relations: Sequence[str],
+        provenance: bool,
     ) -> list[Edge]:
-        if not pairs:
-            return []
         return await self._db.read(
             partial(
                 reads.edges_between,
@@ -440,21 +398,11 @@ class PostgresStore(AccessMethods, Store):
             )
         )
 
-    async def vector_search(
-        self,
-        collection: str,
-        query: FloatArray,
-        dataset_ids: Sequence[UUID],
-        top_k: int,
+    async def _vector_search(
+        self, collection: str, vector: FloatArray, dataset_ids: list[UUID], top_k: int
     ) -> list[ScoredId]:
         """Exact below ``exact_search_limit`` candidates, HNSW with iterative scan above (see
         :mod:`.vectors`); distances are cosine distances, nearest first."""
-        if not dataset_ids or top_k <= 0:
-            return []
-        vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        if vector.shape[0] == 0 or not np.all(np.isfinite(vector)):
-            raise EngramValidationError("The query vector must be non-empty and finite.")
-        datasets = list(dict.fromkeys(dataset_ids))
         has_index = await self._has_index(collection, int(vector.shape[0]))
 
         async def work(conn: Conn) -> list[tuple[UUID, float]]:
@@ -462,7 +410,7 @@ class PostgresStore(AccessMethods, Store):
                 conn,
                 collection,
                 vector,
-                datasets,
+                dataset_ids,
                 top_k,
                 exact_limit=self._exact_limit,
                 has_index=has_index,
@@ -477,6 +425,29 @@ class PostgresStore(AccessMethods, Store):
             ) from exc
         return [ScoredId(node_id=node_id, score=distance) for node_id, distance in hits]
 
+    async def _lexical_search(
+        self, collection: str, query: str, dataset_ids: list[UUID], top_k: int
+    ) -> list[ScoredId]:
+        common = await self._word_shares()
+        return await self._db.read(
+            partial(
+                reads.lexical_search,
+                collection=collection,
+                query=query,
+                dataset_ids=dataset_ids,
+                top_k=top_k,
+                common=common,
+            )
+        )
+
+    async def query_sql(
+        self, sql: str, params: Sequence[object], *, timeout: float
+    ) -> list[tuple[Any, ...]]:
+        """Runs in a REPEATABLE READ, READ ONLY transaction with a ``statement_timeout``."""
+        return await self._db.read(
+            partial(run_read_only, sql=sql, params=params, timeout=timeout), snapshot=True
+        )
+
     async def _has_index(self, collection: str, dim: int) -> bool:
         if (collection, dim) in self._indexed:
             return True
@@ -489,27 +460,6 @@ class PostgresStore(AccessMethods, Store):
             self._indexed.add((collection, dim))
             return True
         return False
-
-    async def lexical_search(
-        self,
-        collection: str,
-        query: str,
-        dataset_ids: Sequence[UUID],
-        top_k: int,
-    ) -> list[ScoredId]:
-        if not dataset_ids or top_k <= 0:
-            return []
-        common = await self._word_shares()
-        return await self._db.read(
-            partial(
-                reads.lexical_search,
-                collection=collection,
-                query=query,
-                dataset_ids=dataset_ids,
-                top_k=top_k,
-                common=common,
-            )
-        )
 
     async def _word_shares(self) -> dict[str, float]:
         """The common words' shares from the column statistics, re-read every few minutes."""
@@ -636,13 +586,9 @@ class PostgresStore(AccessMethods, Store):
             )
         )
 
-    async def mark_session_entries(
-        self, consumer: str, marks: Sequence[EntryMark]
-    ) -> list[EntryMark]:
-        if not marks:
-            return []
+    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
         return await self._db.write(
-            partial(session_sql.mark_entries, consumer=consumer, marks=list(marks))
+            partial(session_sql.mark_entries, consumer=consumer, marks=marks)
         )
 
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
@@ -713,22 +659,15 @@ class PostgresStore(AccessMethods, Store):
             snapshot=True,
         )
 
-    async def apply_feedback_weights(
-        self,
-        dataset_id: UUID,
-        consumer: str,
-        updates: Sequence[FeedbackUpdate],
-        *,
-        alpha: float,
+    async def _apply_feedback_weights(
+        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
     ) -> FeedbackReport:
-        if not updates:
-            return FeedbackReport()
         return await self._db.write(
             partial(
                 derived.apply_feedback_weights,
                 dataset_id=dataset_id,
                 consumer=consumer,
-                updates=list(updates),
+                updates=updates,
                 alpha=alpha,
             )
         )

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from engramdb.errors import ConflictError, DatabaseNotCreatedError, StorageError
+from engramdb.storage.migrations import check_version
 from engramdb.storage.sqlite.schema import LATEST_VERSION, applied_versions
 
 __all__ = ["Database", "is_busy", "translate_error"]
@@ -117,16 +118,7 @@ class Database:
         if self._verified:
             return
         versions = _retry(lambda: applied_versions(conn))
-        if not versions or max(versions) < LATEST_VERSION:
-            raise DatabaseNotCreatedError(
-                f"The database at {self.path} is not set up (or needs migrations); "
-                "run setup() first."
-            )
-        if max(versions) > LATEST_VERSION:
-            raise StorageError(
-                f"The database at {self.path} was created by a newer engramdb "
-                f"(schema {max(versions)} > {LATEST_VERSION}); upgrade engramdb."
-            )
+        check_version(max(versions, default=None), LATEST_VERSION, str(self.path))
         self._verified = True
 
     def _get_writer(self, *, verify: bool = True) -> sqlite3.Connection:

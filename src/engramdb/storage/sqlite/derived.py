@@ -24,6 +24,7 @@ from engramdb.storage.base import (
     MentionCount,
     Subgraph,
 )
+from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
 from engramdb.storage.sqlite.graph import get_nodes
 from engramdb.storage.sqlite.rows import EDGE_COLUMNS, row_to_edge, to_json, to_time
 from engramdb.storage.sqlite.sessions import mark_entries
@@ -39,23 +40,9 @@ __all__ = [
     "write_derived",
 ]
 
-_UPSERT_NODE = """
-INSERT INTO nodes (id, dataset_id, type, name, text, properties, importance_weight,
-                   feedback_weight, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET
-    type = excluded.type, name = excluded.name, text = excluded.text,
-    properties = excluded.properties, importance_weight = excluded.importance_weight,
-    updated_at = excluded.updated_at
-"""
+_UPSERT_NODE = node_upsert(SQLITE, derived=True)
 
-_UPSERT_EDGE = """
-INSERT INTO edges (id, dataset_id, source_id, target_id, relation, properties,
-                   importance_weight, feedback_weight)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET
-    properties = excluded.properties, importance_weight = excluded.importance_weight
-"""
+_UPSERT_EDGE = edge_upsert(SQLITE)
 
 
 def _ids(values: Iterable[UUID | str]) -> str:
@@ -300,8 +287,6 @@ def apply_feedback_weights(
     updates: Sequence[FeedbackUpdate],
     alpha: float,
 ) -> FeedbackReport:
-    if not 0.0 < alpha <= 1.0:
-        raise EngramValidationError(f"feedback alpha must be in (0, 1], got {alpha}")
     new = set(mark_entries(conn, consumer, [u.mark for u in updates]))
     ds = str(dataset_id)
     ratings = nodes = edges = 0

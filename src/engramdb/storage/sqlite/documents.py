@@ -22,6 +22,7 @@ import numpy as np
 from engramdb.errors import EmbeddingMismatchError, EngramValidationError, StorageError
 from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
+from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
 from engramdb.storage.sqlite.rows import to_json, to_time
 
 __all__ = [
@@ -32,22 +33,9 @@ __all__ = [
     "write_document",
 ]
 
-_UPSERT_NODE = """
-INSERT INTO nodes (id, dataset_id, type, name, text, properties, importance_weight,
-                   feedback_weight, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET
-    name = excluded.name, text = excluded.text, properties = excluded.properties,
-    importance_weight = excluded.importance_weight, updated_at = excluded.updated_at
-"""
+_UPSERT_NODE = node_upsert(SQLITE, derived=False)
 
-_UPSERT_EDGE = """
-INSERT INTO edges (id, dataset_id, source_id, target_id, relation, properties,
-                   importance_weight, feedback_weight)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET
-    properties = excluded.properties, importance_weight = excluded.importance_weight
-"""
+_UPSERT_EDGE = edge_upsert(SQLITE)
 
 _UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (?, ?, ?, ?, ?)

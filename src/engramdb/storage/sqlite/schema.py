@@ -15,16 +15,11 @@ are compared arithmetically. Append new migrations; never edit a released one.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+
+from engramdb.storage.dialect import SQLITE
+from engramdb.storage.migrations import Migration, latest_version, pending, record_sql
 
 __all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "applied_versions", "apply_migrations"]
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    statements: tuple[str, ...]
 
 
 _V1_CORE = Migration(
@@ -356,7 +351,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V6_DERIVED,
     _V7_ACCESS,
 )
-LATEST_VERSION = MIGRATIONS[-1].version
+LATEST_VERSION = latest_version(MIGRATIONS)
 
 
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
@@ -379,16 +374,10 @@ def apply_migrations(conn: sqlite3.Connection, applied_at: str) -> list[int]:
             applied_at TEXT NOT NULL
         )"""
     )
-    done = applied_versions(conn)
     newly: list[int] = []
-    for migration in MIGRATIONS:
-        if migration.version in done:
-            continue
+    for migration in pending(MIGRATIONS, applied_versions(conn)):
         for statement in migration.statements:
             conn.execute(statement)
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-            (migration.version, migration.name, applied_at),
-        )
+        conn.execute(record_sql(SQLITE), (migration.version, migration.name, applied_at))
         newly.append(migration.version)
     return newly

@@ -14,11 +14,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, NotFoundError
+from engramdb.errors import ConflictError, NotFoundError
 from engramdb.models.records import utcnow
 from engramdb.models.sessions import (
     ContextRecord,
-    EntryKind,
     EntryMark,
     FeedbackSource,
     QARecord,
@@ -26,6 +25,9 @@ from engramdb.models.sessions import (
     TraceRecord,
     normalize_content,
 )
+from engramdb.storage import rules
+from engramdb.storage import statements as stmt
+from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sqlite.rows import from_json, parse_time, to_json, to_time
 
 __all__ = [
@@ -46,25 +48,12 @@ __all__ = [
     "set_qa_feedback",
 ]
 
-_TABLES: dict[str, str] = {
-    "qa": "session_qa",
-    "trace": "session_traces",
-    "context": "session_context",
-}
 
 _QA_COLUMNS = (
     "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
     "q.search_type, (SELECT json_group_array(d.dataset_id) FROM session_qa_datasets d "
     "WHERE d.qa_id = q.id), q.used_node_ids, q.used_edge_ids, q.feedback_score, "
     "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at"
-)
-_TRACE_COLUMNS = (
-    "id, user_id, session_id, seq, origin_function, status, memory_query, memory_context, "
-    "method_params, method_return_value, error_message, session_feedback, created_at"
-)
-_CONTEXT_COLUMNS = (
-    "id, user_id, session_id, seq, context_profile, section, content, confidence, source_ids, "
-    "created_at, updated_at"
 )
 
 
@@ -149,49 +138,25 @@ def _touch_session(conn: sqlite3.Connection, user_id: UUID, session_id: str, at:
     if conn.execute("SELECT 1 FROM users WHERE id = ?", (str(user_id),)).fetchone() is None:
         raise NotFoundError(f"No user with id {user_id}; create the user first.")
     stamp = to_time(at)
-    conn.execute(
-        "INSERT INTO sessions (user_id, session_id, created_at, updated_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (user_id, session_id) DO UPDATE SET "
-        "updated_at = max(updated_at, excluded.updated_at)",
-        (str(user_id), session_id, stamp, stamp),
-    )
+    conn.execute(stmt.touch_session(SQLITE), (str(user_id), session_id, stamp, stamp))
 
 
 def get_session(conn: sqlite3.Connection, user_id: UUID, session_id: str) -> SessionRecord | None:
-    row = conn.execute(
-        "SELECT user_id, session_id, created_at, updated_at FROM sessions "
-        "WHERE user_id = ? AND session_id = ?",
-        (str(user_id), session_id),
-    ).fetchone()
+    row = conn.execute(stmt.get_session(SQLITE), (str(user_id), session_id)).fetchone()
     return None if row is None else _row_to_session(row)
 
 
 def list_sessions(conn: sqlite3.Connection, user_id: UUID) -> list[SessionRecord]:
-    rows = conn.execute(
-        "SELECT user_id, session_id, created_at, updated_at FROM sessions WHERE user_id = ? "
-        "ORDER BY updated_at DESC, session_id",
-        (str(user_id),),
-    )
+    rows = conn.execute(stmt.list_sessions(SQLITE), (str(user_id),))
     return [_row_to_session(row) for row in rows]
 
 
 def delete_session(conn: sqlite3.Connection, user_id: UUID, session_id: str) -> bool:
     key = (str(user_id), session_id)
-    for kind, table in _TABLES.items():
-        conn.execute(
-            f"DELETE FROM session_marks WHERE kind = ? AND entry_id IN "
-            f"(SELECT id FROM {table} WHERE user_id = ? AND session_id = ?)",
-            (kind, *key),
-        )
-    conn.execute(
-        "DELETE FROM session_qa_datasets WHERE qa_id IN "
-        "(SELECT id FROM session_qa WHERE user_id = ? AND session_id = ?)",
-        key,
-    )
-    for table in _TABLES.values():
-        conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND session_id = ?", key)
-    cursor = conn.execute("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", key)
-    return cursor.rowcount > 0
+    deleted = 0
+    for statement, kind in stmt.delete_session(SQLITE):
+        deleted = conn.execute(statement, key if kind is None else (kind, *key)).rowcount
+    return deleted > 0
 
 
 # --- Q&A entries ---------------------------------------------------------------------------------
@@ -259,24 +224,8 @@ def _qa_filter(
     dataset_id: UUID | None,
     unmarked_by: str | None,
 ) -> tuple[str, list[Any]]:
-    """The WHERE clause (over alias ``q``) shared by the Q&A listings."""
-    clauses = ["q.user_id = ?"]
-    params: list[Any] = [str(user_id)]
-    if session_ids is not None:
-        clauses.append(f"q.session_id IN ({', '.join('?' * len(session_ids))})")
-        params += list(session_ids)
-    if dataset_id is not None:
-        clauses.append(
-            "EXISTS (SELECT 1 FROM session_qa_datasets d WHERE d.qa_id = q.id AND d.dataset_id = ?)"
-        )
-        params.append(str(dataset_id))
-    if unmarked_by is not None:
-        clauses.append(
-            "NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = 'qa' "
-            "AND m.entry_id = q.id AND m.consumer = ?)"
-        )
-        params.append(unmarked_by)
-    return " AND ".join(clauses), params
+    dataset = None if dataset_id is None else str(dataset_id)
+    return stmt.qa_filter(SQLITE, str(user_id), session_ids, dataset, unmarked_by)
 
 
 def list_qa_entries(
@@ -323,12 +272,9 @@ def list_pending_ratings(
     if session_ids is not None and not session_ids:
         return []
     where, params = _qa_filter(user_id, session_ids, dataset_id, None)
-    sql = (
-        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} AND q.feedback_score IS NOT NULL "
-        "AND NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = 'qa' AND m.entry_id = q.id "
-        "AND m.consumer = ? AND m.rating_rev >= q.rating_rev) ORDER BY q.seq"
-    )
-    return [_row_to_qa(row) for row in conn.execute(sql, [*params, consumer])]
+    pending = stmt.pending_ratings_clause(SQLITE)
+    query = f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} AND {pending} ORDER BY q.seq"
+    return [_row_to_qa(row) for row in conn.execute(query, [*params, consumer])]
 
 
 def _require_qa(conn: sqlite3.Connection, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
@@ -351,38 +297,34 @@ def set_qa_feedback(
     source: FeedbackSource,
 ) -> QARecord:
     entry = _require_qa(conn, user_id, session_id, qa_id)
-    if source == "auto" and entry.feedback_source == "explicit":
-        return entry  # an explicit rating wins over an inferred one
-    new_score = entry.feedback_score if score is None else score
-    new_text = entry.feedback_text if text is None else text
-    # The source follows the score; text-only feedback keeps the stored score's source.
-    new_source = source if score is not None else (entry.feedback_source or source)
-    changed_score = new_score != entry.feedback_score
-    if (new_score, new_text, new_source) == (
-        entry.feedback_score,
-        entry.feedback_text,
-        entry.feedback_source,
-    ):
+    change = rules.feedback_change(entry, score, text, source)
+    if change is None:
         return entry
+    return _write_feedback(conn, entry, change)
+
+
+def _write_feedback(
+    conn: sqlite3.Connection, entry: QARecord, change: rules.FeedbackChange
+) -> QARecord:
     conn.execute(
-        "UPDATE session_qa SET feedback_score = ?, feedback_text = ?, feedback_source = ?, "
-        "feedback_at = ?, rating_rev = rating_rev + ? WHERE id = ?",
-        (new_score, new_text, new_source, to_time(utcnow()), int(changed_score), str(qa_id)),
+        stmt.set_feedback(SQLITE),
+        (
+            change.score,
+            change.text,
+            change.source,
+            to_time(utcnow()),
+            change.rev_step,
+            str(entry.id),
+        ),
     )
-    return _require_qa(conn, user_id, session_id, qa_id)
+    return _require_qa(conn, entry.user_id, entry.session_id, entry.id)
 
 
 def clear_qa_feedback(
     conn: sqlite3.Connection, user_id: UUID, session_id: str, qa_id: UUID
 ) -> QARecord:
     entry = _require_qa(conn, user_id, session_id, qa_id)
-    had_score = entry.feedback_score is not None
-    conn.execute(
-        "UPDATE session_qa SET feedback_score = NULL, feedback_text = NULL, "
-        "feedback_source = NULL, feedback_at = ?, rating_rev = rating_rev + ? WHERE id = ?",
-        (to_time(utcnow()), int(had_score), str(qa_id)),
-    )
-    return _require_qa(conn, user_id, session_id, qa_id)
+    return _write_feedback(conn, entry, rules.feedback_cleared(entry))
 
 
 # --- marks ---------------------------------------------------------------------------------------
@@ -398,12 +340,8 @@ def mark_entries(
     """
     applied: list[EntryMark] = []
     stamp = to_time(utcnow())
-    for mark in marks:
-        table = _TABLES.get(mark.kind)
-        if table is None:
-            raise EngramValidationError(
-                f"unknown session entry kind {mark.kind!r}; use 'qa', 'trace' or 'context'"
-            )
+    for mark in rules.normalise_marks(marks):
+        table = rules.ENTRY_TABLES[mark.kind]
         entry_id = str(mark.entry_id)
         if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (entry_id,)).fetchone() is None:
             continue
@@ -421,13 +359,6 @@ def mark_entries(
         )
         applied.append(mark)
     return applied
-
-
-def _unmarked_clause(kind: EntryKind, alias: str) -> str:
-    return (
-        f"NOT EXISTS (SELECT 1 FROM session_marks m WHERE m.kind = '{kind}' "
-        f"AND m.entry_id = {alias}.id AND m.consumer = ?)"
-    )
 
 
 # --- traces --------------------------------------------------------------------------------------
@@ -457,7 +388,7 @@ def add_trace_entry(conn: sqlite3.Connection, entry: TraceRecord) -> TraceRecord
         ),
     )
     row = conn.execute(
-        f"SELECT {_TRACE_COLUMNS} FROM session_traces WHERE id = ?", (str(entry.id),)
+        f"SELECT {stmt.TRACE_COLUMNS} FROM session_traces t WHERE t.id = ?", (str(entry.id),)
     ).fetchone()
     return _row_to_trace(row)
 
@@ -477,9 +408,9 @@ def list_trace_entries(
         clauses.append(f"t.session_id IN ({', '.join('?' * len(session_ids))})")
         params += list(session_ids)
     if unmarked_by is not None:
-        clauses.append(_unmarked_clause("trace", "t"))
+        clauses.append(stmt.unmarked_clause(SQLITE, "trace", "t"))
         params.append(unmarked_by)
-    columns = ", ".join(f"t.{c.strip()}" for c in _TRACE_COLUMNS.split(","))
+    columns = stmt.TRACE_COLUMNS
     sql = f"SELECT {columns} FROM session_traces t WHERE {' AND '.join(clauses)}"
     if last_n is None:
         return [_row_to_trace(row) for row in conn.execute(sql + " ORDER BY t.seq", params)]
@@ -494,7 +425,8 @@ def add_context_entry(conn: sqlite3.Connection, entry: ContextRecord) -> tuple[C
     key = normalize_content(entry.content)
     _touch_session(conn, entry.user_id, entry.session_id, entry.updated_at)
     existing = conn.execute(
-        f"SELECT {_CONTEXT_COLUMNS} FROM session_context WHERE user_id = ? AND session_id = ? "
+        f"SELECT {stmt.CONTEXT_COLUMNS} FROM session_context c WHERE c.user_id = ? "
+        "AND c.session_id = ? "
         "AND context_profile = ? AND section = ? AND normalized_content = ?",
         (str(entry.user_id), entry.session_id, entry.context_profile, entry.section, key),
     ).fetchone()
@@ -537,7 +469,7 @@ def add_context_entry(conn: sqlite3.Connection, entry: ContextRecord) -> tuple[C
 
 def _context_by_id(conn: sqlite3.Connection, entry_id: UUID) -> ContextRecord:
     row = conn.execute(
-        f"SELECT {_CONTEXT_COLUMNS} FROM session_context WHERE id = ?", (str(entry_id),)
+        f"SELECT {stmt.CONTEXT_COLUMNS} FROM session_context c WHERE c.id = ?", (str(entry_id),)
     ).fetchone()
     if row is None:  # cannot happen: read in the transaction that wrote it
         raise NotFoundError(f"No guidance entry {entry_id}.")
@@ -557,9 +489,9 @@ def list_context_entries(
         clauses.append("c.context_profile = ?")
         params.append(context_profile)
     if unmarked_by is not None:
-        clauses.append(_unmarked_clause("context", "c"))
+        clauses.append(stmt.unmarked_clause(SQLITE, "context", "c"))
         params.append(unmarked_by)
-    columns = ", ".join(f"c.{c.strip()}" for c in _CONTEXT_COLUMNS.split(","))
+    columns = stmt.CONTEXT_COLUMNS
     rows = conn.execute(
         f"SELECT {columns} FROM session_context c WHERE {' AND '.join(clauses)} ORDER BY c.seq",
         params,

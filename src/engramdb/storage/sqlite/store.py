@@ -21,17 +21,15 @@ Nothing happens on construction: the file is opened on first use, and created on
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
-from typing import Literal, TypeVar
-from uuid import UUID, uuid4
+from typing import Any, Literal, TypeVar
+from uuid import UUID
 
-from engramdb.errors import EmbeddingMismatchError, EngramValidationError
+from engramdb.errors import EmbeddingMismatchError
 from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import (
     DataRecord,
@@ -52,6 +50,7 @@ from engramdb.models.sessions import (
     SessionRecord,
     TraceRecord,
 )
+from engramdb.storage import statements as stmt
 from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
@@ -63,15 +62,18 @@ from engramdb.storage.base import (
     IntegrityReport,
     MentionCount,
     ScoredId,
-    Store,
     StoredApiKey,
     Subgraph,
 )
+from engramdb.storage.capabilities import Capability
+from engramdb.storage.core import StoreCore
+from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sqlite import access as access_sql
 from engramdb.storage.sqlite import derived, documents, graph, maintenance, records
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
+from engramdb.storage.sqlite.query import run_read_only
 from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
 from engramdb.storage.sqlite.vector_cache import VectorCache
@@ -81,13 +83,16 @@ __all__ = ["SqliteStore"]
 T = TypeVar("T")
 
 
-class SqliteStore(Store):
+class SqliteStore(StoreCore):
     """The store in one SQLite file (WAL), safe to share between processes.
 
     ``lock_lease_seconds`` is how long a lock survives without renewal (holders renew every
     third of it); ``vector_log_keep`` is how many vector change-log entries are kept for other
     processes to catch up from before they must reload their matrices.
     """
+
+    capabilities = frozenset({Capability.CYPHER})
+    dialect = SQLITE
 
     def __init__(
         self,
@@ -96,10 +101,10 @@ class SqliteStore(Store):
         lock_lease_seconds: float = 60.0,
         vector_log_keep: int = 100_000,
     ) -> None:
+        super().__init__()
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
         self._db = Database(self.path)
-        self._hostname = socket.gethostname()
         self._vectors = VectorCache(self._db)
         self._locks = LeaseLocks(self._db, self._hostname, lock_lease_seconds)
         self._log_keep = vector_log_keep
@@ -152,11 +157,11 @@ class SqliteStore(Store):
 
     # --- users ---------------------------------------------------------------------------------
 
-    async def get_or_create_default_user(self) -> User:
-        existing = await self.get_default_user()
-        if existing is not None:
-            return existing
+    async def _create_default_user(self) -> User:
         return await self._write(records.ensure_default_user)
+
+    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
+        return await self._write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
 
     async def get_default_user(self) -> User | None:
         return await self._read(records.default_user)
@@ -168,12 +173,6 @@ class SqliteStore(Store):
         return await self._read(partial(records.user_by_id, user_id=user_id))
 
     # --- datasets ------------------------------------------------------------------------------
-
-    async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        existing = await self.find_dataset(owner_id, name)
-        if existing is not None:
-            return existing
-        return await self._write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
 
     async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
         return await self._read(partial(records.dataset_by_id, dataset_id=dataset_id))
@@ -222,44 +221,25 @@ class SqliteStore(Store):
 
     # --- pipeline runs ---------------------------------------------------------------------------
 
-    async def start_run(
-        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
-    ) -> PipelineRun:
-        run = PipelineRun(
-            id=uuid4(),
-            dataset_id=dataset_id,
-            pipeline=pipeline,
-            status=RunStatus.STARTED,
-            graph_writing=graph_writing,
-            pid=os.getpid(),
-            hostname=self._hostname,
-            started_at=utcnow(),
-        )
+    async def _record_run(self, run: PipelineRun) -> None:
         await self._write(partial(maintenance.record_run, run=run))
-        return run
 
-    async def finish_run(
+    async def _finish_run(
         self,
         run_id: UUID,
         status: RunStatus,
-        *,
-        error_class: str | None = None,
-        error_message: str | None = None,
-        counts: dict[str, int] | None = None,
+        error_class: str | None,
+        error_message: str | None,
+        counts: dict[str, int],
     ) -> None:
-        """Unknown run ids are ignored (the dataset may have been deleted meanwhile)."""
-        if RunStatus(status) is RunStatus.STARTED:
-            raise EngramValidationError("finish_run needs status 'completed' or 'errored'.")
-
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "UPDATE pipeline_runs SET status = ?, error_class = ?, error_message = ?, "
-                "counts = ?, finished_at = ? WHERE id = ?",
+                stmt.finish_run(SQLITE),
                 (
-                    RunStatus(status).value,
+                    status.value,
                     error_class,
                     error_message,
-                    to_json(counts or {}),
+                    to_json(counts),
                     to_time(utcnow()),
                     str(run_id),
                 ),
@@ -267,7 +247,7 @@ class SqliteStore(Store):
 
         await self._write(work)
 
-    async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
+    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
         return await self._read(partial(maintenance.list_runs, dataset_ids=dataset_ids))
 
     async def reap_dead_runs(self) -> int:
@@ -279,42 +259,37 @@ class SqliteStore(Store):
             )
         )
 
-    # --- reads ---------------------------------------------------------------------------------
+    # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
 
-    async def get_nodes(self, node_ids: Sequence[UUID], *, provenance: bool = True) -> list[Node]:
-        if not node_ids:
-            return []
+    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
         return await self._read(partial(graph.get_nodes, node_ids=node_ids, provenance=provenance))
 
-    async def list_nodes(
-        self, dataset_ids: Sequence[UUID], *, type: str | None = None, limit: int = 1000
+    async def _list_nodes(
+        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
     ) -> list[Node]:
         return await self._read(
-            partial(graph.list_nodes, dataset_ids=dataset_ids, type_=type, limit=limit)
+            partial(graph.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
         )
 
-    async def count_nodes(self, dataset_ids: Sequence[UUID], *, type: str | None = None) -> int:
-        return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type))
+    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
+        return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type_))
 
-    async def list_edges(self, dataset_ids: Sequence[UUID], *, limit: int = 5000) -> list[Edge]:
+    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
         return await self._read(partial(graph.list_edges, dataset_ids=dataset_ids, limit=limit))
 
-    async def neighbourhood(
-        self, node_ids: Sequence[UUID], *, depth: int = 1, limit: int = 1000
-    ) -> Subgraph:
+    async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._read(
             partial(graph.neighbourhood, node_ids=node_ids, depth=depth, limit=limit)
         )
 
-    async def incident_edges(
+    async def _incident_edges(
         self,
         node_ids: Sequence[UUID],
-        *,
         direction: Literal["out", "in"],
-        relations: Sequence[str] | None = None,
-        exclude_relations: Sequence[str] = (),
-        limit_per_node: int = 50,
-        provenance: bool = True,
+        relations: Sequence[str] | None,
+        exclude_relations: Sequence[str],
+        limit_per_node: int,
+        provenance: bool,
     ) -> list[Edge]:
         return await self._read(
             partial(
@@ -328,12 +303,11 @@ class SqliteStore(Store):
             )
         )
 
-    async def edges_between(
+    async def _edges_between(
         self,
         pairs: Sequence[tuple[UUID, UUID]],
-        *,
-        exclude_relations: Sequence[str] = (),
-        provenance: bool = True,
+        exclude_relations: Sequence[str],
+        provenance: bool,
     ) -> list[Edge]:
         return await self._read(
             partial(
@@ -344,17 +318,11 @@ class SqliteStore(Store):
             )
         )
 
-    async def vector_search(
-        self,
-        collection: str,
-        query: FloatArray,
-        dataset_ids: Sequence[UUID],
-        top_k: int,
+    async def _vector_search(
+        self, collection: str, vector: FloatArray, dataset_ids: list[UUID], top_k: int
     ) -> list[ScoredId]:
-        if not dataset_ids or top_k <= 0:
-            return []
         return await asyncio.to_thread(
-            self._vector_search_sync, collection, query, [str(d) for d in dataset_ids], top_k
+            self._vector_search_sync, collection, vector, [str(d) for d in dataset_ids], top_k
         )
 
     def _vector_search_sync(
@@ -364,19 +332,15 @@ class SqliteStore(Store):
             hits = self._vectors.search(collection, dataset_ids, query, top_k)
         except ValueError as exc:
             raise EmbeddingMismatchError(
-                f"Cannot search collection {collection!r}: {exc}. The query was embedded with "
-                "a different model than the dataset."
+                f"Cannot search collection {collection!r} with a {query.shape[0]}-dimensional "
+                f"query: {exc}. The query was embedded with a different model than the dataset."
             ) from exc
         return [ScoredId(node_id=UUID(node_id), score=distance) for node_id, distance in hits]
 
-    async def lexical_search(
-        self,
-        collection: str,
-        query: str,
-        dataset_ids: Sequence[UUID],
-        top_k: int,
+    async def _lexical_search(
+        self, collection: str, query: str, dataset_ids: list[UUID], top_k: int
     ) -> list[ScoredId]:
-        if not dataset_ids or top_k <= 0 or graph.fts_query(query) is None:
+        if graph.fts_query(query) is None:
             return []
         return await self._read(
             partial(
@@ -388,6 +352,13 @@ class SqliteStore(Store):
             )
         )
 
+    async def query_sql(
+        self, sql: str, params: Sequence[object], *, timeout: float
+    ) -> list[tuple[Any, ...]]:
+        """Runs on the read connection inside its read transaction (one WAL snapshot), with
+        ``PRAGMA query_only`` on; a progress handler stops it at the deadline."""
+        return await self._read(partial(run_read_only, sql=sql, params=params, timeout=timeout))
+
     # --- locks ---------------------------------------------------------------------------------
 
     def lock(self, name: str, *, timeout: float | None = None) -> AbstractAsyncContextManager[None]:
@@ -398,9 +369,7 @@ class SqliteStore(Store):
 
     async def cache_get(self, namespace: str, key: str) -> str | None:
         def work(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute(
-                "SELECT value FROM kv_cache WHERE namespace = ? AND key = ?", (namespace, key)
-            ).fetchone()
+            row = conn.execute(stmt.cache_get(SQLITE), (namespace, key)).fetchone()
             return None if row is None else str(row[0])
 
         return await self._read(work)
@@ -411,12 +380,7 @@ class SqliteStore(Store):
         tag = None if data_id is None else str(data_id)
 
         def work(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO kv_cache (namespace, key, value, data_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET "
-                "value = excluded.value, data_id = excluded.data_id",
-                (namespace, key, value, tag, to_time(utcnow())),
-            )
+            conn.execute(stmt.cache_put(SQLITE), (namespace, key, value, tag, to_time(utcnow())))
 
         await self._write(work)
 
@@ -519,14 +483,8 @@ class SqliteStore(Store):
             )
         )
 
-    async def mark_session_entries(
-        self, consumer: str, marks: Sequence[EntryMark]
-    ) -> list[EntryMark]:
-        if not marks:
-            return []
-        return await self._write(
-            partial(session_sql.mark_entries, consumer=consumer, marks=list(marks))
-        )
+    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
+        return await self._write(partial(session_sql.mark_entries, consumer=consumer, marks=marks))
 
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
         return await self._write(partial(session_sql.add_trace_entry, entry=entry))
@@ -595,22 +553,15 @@ class SqliteStore(Store):
             partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type)
         )
 
-    async def apply_feedback_weights(
-        self,
-        dataset_id: UUID,
-        consumer: str,
-        updates: Sequence[FeedbackUpdate],
-        *,
-        alpha: float,
+    async def _apply_feedback_weights(
+        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
     ) -> FeedbackReport:
-        if not updates:
-            return FeedbackReport()
         return await self._write(
             partial(
                 derived.apply_feedback_weights,
                 dataset_id=dataset_id,
                 consumer=consumer,
-                updates=list(updates),
+                updates=updates,
                 alpha=alpha,
             )
         )

@@ -1,0 +1,18 @@
+"""The Store contract, one abstract class per concern; :class:`~engramdb.storage.base.Store`
+combines them."""
+
+from engramdb.storage.contract.access import AccessStore
+from engramdb.storage.contract.derived import DerivedStore
+from engramdb.storage.contract.documents import DocumentStore
+from engramdb.storage.contract.operations import OperationsStore
+from engramdb.storage.contract.search import SearchStore
+from engramdb.storage.contract.sessions import SessionStore
+
+__all__ = [
+    "AccessStore",
+    "DerivedStore",
+    "DocumentStore",
+    "OperationsStore",
+    "SearchStore",
+    "SessionStore",
+]

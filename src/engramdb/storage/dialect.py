@@ -1,0 +1,120 @@
+"""The SQL the two backends spell differently, in one small object.
+
+Both backends keep the same tables and column names (see each backend's ``schema`` module), so
+most statements are shared text built here once; what differs is only the spelling:
+
+* placeholders (``?`` for sqlite3, ``%s`` for psycopg) and the cast a JSON parameter needs
+  (text in SQLite, ``jsonb`` in PostgreSQL);
+* reading one JSON key (``json_extract`` vs ``->>``);
+* the upsert (both speak ``INSERT ... ON CONFLICT (...) DO UPDATE SET col = excluded.col``);
+* list membership (``IN (?, ?)`` vs ``= ANY(%s::text[])``), ``max`` vs ``greatest`` and the
+  byte-wise collation.
+
+This is not an ORM: it builds a handful of statements from column lists, nothing more. The
+statements are built once per dialect (``functools.cache``) so the hot write paths pay nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+__all__ = ["POSTGRES", "SQLITE", "SqlDialect", "edge_upsert", "node_upsert"]
+
+#: Columns of ``nodes`` a write supplies, in the order of the upsert's parameters.
+NODE_COLUMNS = (
+    "id",
+    "dataset_id",
+    "type",
+    "name",
+    "text",
+    "properties",
+    "importance_weight",
+    "feedback_weight",
+    "created_at",
+    "updated_at",
+)
+EDGE_COLUMNS = (
+    "id",
+    "dataset_id",
+    "source_id",
+    "target_id",
+    "relation",
+    "properties",
+    "importance_weight",
+    "feedback_weight",
+)
+_JSON_COLUMNS = frozenset({"properties"})
+
+
+@dataclass(frozen=True, slots=True)
+class SqlDialect:
+    name: Literal["sqlite", "postgres"]
+    #: The driver's placeholder for one bound value.
+    param: str
+    #: The cast a bound JSON text needs to become the column's JSON type ("" when none).
+    json_cast: str
+    #: The two-argument maximum of scalars.
+    greatest: str
+    #: What makes text order byte-wise (SQLite's default already is).
+    binary_collation: str
+
+    def params(self, count: int) -> str:
+        """``count`` placeholders separated by commas."""
+        return ", ".join([self.param] * count)
+
+    def in_values(
+        self, column: str, values: Sequence[object], cast: str
+    ) -> tuple[str, list[object]]:
+        """``column`` is one of ``values``: SQLite binds each value, PostgreSQL one array of
+        type ``cast`` (an index on ``column`` serves both)."""
+        if self.name == "sqlite":
+            return f"{column} IN ({self.params(len(values))})", list(values)
+        return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
+
+    def json_param(self) -> str:
+        return f"{self.param}{self.json_cast}"
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text (or scalar) value of ``column[key]``; ``key`` is a fixed identifier
+        written by engramdb, never user input."""
+        if self.name == "sqlite":
+            return f"json_extract({column}, '$.{key}')"
+        return f"({column} ->> '{key}')"
+
+    def upsert(
+        self, table: str, columns: Sequence[str], conflict: Sequence[str], update: Sequence[str]
+    ) -> str:
+        """``INSERT INTO table (columns) VALUES (...) ON CONFLICT (conflict) DO UPDATE SET``
+        each of ``update`` to the new row's value (``DO NOTHING`` when ``update`` is empty)."""
+        values = ", ".join(self.json_param() if c in _JSON_COLUMNS else self.param for c in columns)
+        head = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({values}) "
+            f"ON CONFLICT ({', '.join(conflict)}) DO "
+        )
+        if not update:
+            return head + "NOTHING"
+        return head + "UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in update)
+
+
+SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="")
+POSTGRES = SqlDialect(
+    "postgres", "%s", "::jsonb", greatest="greatest", binary_collation=' COLLATE "C"'
+)
+
+
+@cache
+def node_upsert(dialect: SqlDialect, *, derived: bool) -> str:
+    """Insert a node or update it in place. An existing node keeps its ``feedback_weight`` (and
+    ``created_at``); an ingested node keeps its ``type`` (its id is derived from it), a derived
+    one takes the new type."""
+    update = ("name", "text", "properties", "importance_weight", "updated_at")
+    return dialect.upsert("nodes", NODE_COLUMNS, ("id",), ("type", *update) if derived else update)
+
+
+@cache
+def edge_upsert(dialect: SqlDialect) -> str:
+    """Insert an edge or update its properties and importance (``feedback_weight`` is kept)."""
+    return dialect.upsert("edges", EDGE_COLUMNS, ("id",), ("properties", "importance_weight"))

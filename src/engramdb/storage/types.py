@@ -1,0 +1,165 @@
+"""The typed values the Store contract takes and returns (see :mod:`engramdb.storage.base`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from uuid import UUID
+
+import numpy as np
+import numpy.typing as npt
+
+from engramdb.models.access import ApiKeyInfo
+from engramdb.models.records import DataRecord, Edge, Node
+from engramdb.models.sessions import EntryMark
+
+__all__ = [
+    "DeleteReport",
+    "DerivedReport",
+    "DerivedWrite",
+    "DocumentWrite",
+    "FeedbackReport",
+    "FeedbackUpdate",
+    "FloatArray",
+    "IntegrityReport",
+    "MentionCount",
+    "ScoredId",
+    "StoredApiKey",
+    "Subgraph",
+    "VectorRow",
+]
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One embedding of a node in a named collection ("chunks", "summaries", "entities", ...).
+
+    ``vector`` is a 1-D float32 array; backends store it as given (callers L2-normalise).
+    """
+
+    node_id: UUID
+    collection: str
+    vector: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWrite:
+    """Everything one ingested document produces, written by :meth:`.Store.write_document`.
+
+    ``lexical`` maps a full-text collection name to ``(node_id, text)`` pairs to index for BM25.
+    Every node and edge gets ``data.id`` added to its provenance.
+    """
+
+    data: DataRecord
+    nodes: Sequence[Node] = ()
+    edges: Sequence[Edge] = ()
+    vectors: Sequence[VectorRow] = ()
+    lexical: Mapping[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredId:
+    """A search hit. ``score`` is a cosine distance (lower is better) for vector search and a
+    BM25 relevance (higher is better) for lexical search."""
+
+    node_id: UUID
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteReport:
+    data_records: int = 0
+    nodes: int = 0
+    edges: int = 0
+    vectors: int = 0
+    lexical_rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Subgraph:
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityReport:
+    """Cross-table invariants; every list holds human-readable violations (empty = healthy)."""
+
+    violations: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedWrite:
+    """One transactional write of derived graph data (see :meth:`.Store.write_derived`).
+
+    * ``nodes`` / ``edges`` are upserted as the owner's: name, text, properties and weights
+      take the given values (``feedback_weight`` of an existing element is kept).
+    * ``anchors`` maps a node id of ``nodes`` to the data item it is derived from; the node is
+      deleted when that item is (an anchor naming a missing item is ignored).
+    * ``replace=True`` deletes the owner's nodes and edges of the dataset that are not in this
+      write (``replace_types`` limits that to nodes of those types and to edges leaving them);
+      ``delete_node_ids`` deletes those of the owner's nodes. Deleting a node deletes every
+      edge touching it.
+    * ``state`` sets improve-state values; ``fingerprint_key`` stores
+      :meth:`.Store.graph_fingerprint` as computed at the end of the transaction.
+    * ``marks`` maps a consumer name to session-entry marks that must all be new.
+    """
+
+    dataset_id: UUID
+    owner: str
+    nodes: Sequence[Node] = ()
+    edges: Sequence[Edge] = ()
+    anchors: Mapping[UUID, UUID] = field(default_factory=dict)
+    replace: bool = False
+    replace_types: Sequence[str] = ()
+    delete_node_ids: Sequence[UUID] = ()
+    state: Mapping[str, str] = field(default_factory=dict)
+    fingerprint_key: str | None = None
+    marks: Mapping[str, Sequence[EntryMark]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedReport:
+    nodes_written: int = 0
+    edges_written: int = 0
+    nodes_deleted: int = 0
+    edges_deleted: int = 0
+    marks: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackUpdate:
+    """One rating to spend: move these elements' feedback weight toward ``target`` (0..1)."""
+
+    mark: EntryMark
+    target: float
+    node_ids: Sequence[UUID] = ()
+    edge_ids: Sequence[UUID] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReport:
+    ratings: int = 0
+    nodes: int = 0
+    edges: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MentionCount:
+    data_id: UUID
+    entity_id: UUID
+    chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredApiKey:
+    """An API key as the store holds it: metadata and the hex SHA-256 of its secret part."""
+
+    info: ApiKeyInfo
+    secret_hash: str
