@@ -27,6 +27,7 @@ from engramdb.ingest.graph_builder import (
     entity_type_id,
     plan_document,
 )
+from engramdb.ingest.loaders import LoadedInputs
 from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
@@ -143,6 +144,7 @@ async def ingest_documents(
         items=list(run.items.values()),
         counts=run.all_counts(),
         timings=timings,
+        skipped=list(docs.skipped) if isinstance(docs, LoadedInputs) else [],
     )
 
 

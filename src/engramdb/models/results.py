@@ -22,6 +22,7 @@ __all__ = [
     "ResponseSessionContextEntry",
     "ResponseSkillEntry",
     "ResponseToolEntry",
+    "SkippedFile",
 ]
 
 
@@ -34,6 +35,15 @@ class RememberItem(BaseModel):
     chunks: int = 0
     #: Why an item was skipped ("already_present": same content already in the dataset).
     reason: str | None = None
+
+
+class SkippedFile(BaseModel):
+    """A file of an ingested folder that was not ingested, and why."""
+
+    #: The file's path as found under the folder the caller gave.
+    path: str
+    #: Why it was left out, e.g. "unsupported file type '.docx' (supported: .txt, ...)".
+    reason: str
 
 
 class RememberResult(BaseModel):
@@ -50,6 +60,8 @@ class RememberResult(BaseModel):
     run_id: UUID | None = None
     data_ids: list[UUID] = Field(default_factory=list)
     items: list[RememberItem] = Field(default_factory=list)
+    #: Files of the given folders that were left out (unsupported type, ...), with the reason.
+    skipped: list[SkippedFile] = Field(default_factory=list)
     #: documents, skipped, chunks, nodes, edges, vectors written.
     counts: dict[str, int] = Field(default_factory=dict)
     #: Seconds spent per stage (load, chunk, embed, write) and in total.

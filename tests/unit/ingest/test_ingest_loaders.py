@@ -12,7 +12,7 @@ import pypdf
 import pytest
 
 from engramdb.errors import EngramValidationError
-from engramdb.ingest.loaders import load_inputs
+from engramdb.ingest.loaders import Text, load_inputs, looks_like_path
 
 LIMIT = 10 * 1024 * 1024
 
@@ -129,12 +129,34 @@ def test_relative_str_path_resolves_against_cwd(
     assert doc.text == "# relative"
 
 
-def test_path_looking_str_that_does_not_exist_is_text(tmp_path: Path) -> None:
+def test_path_looking_str_that_does_not_exist_is_refused_unless_wrapped_in_text(
+    tmp_path: Path,
+) -> None:
     missing = str(tmp_path / "missing.txt")
-    [doc] = load_inputs(missing, max_file_bytes=LIMIT)
+    with pytest.raises(EngramValidationError, match=r"looks like a path.*engramdb\.Text\("):
+        load_inputs(missing, max_file_bytes=LIMIT)
+    [doc] = load_inputs(Text(missing), max_file_bytes=LIMIT)
     assert doc.text == missing
     assert doc.mime_type == "text/plain"
     assert doc.source_path is None
+
+
+@pytest.mark.parametrize(
+    "item", ["./notes/", "../x", "/no/such/dir", "~/no-such-engramdb-file", "report.pdf", "a.docx"]
+)
+def test_strings_that_look_like_paths(item: str) -> None:
+    assert looks_like_path(item)
+    with pytest.raises(EngramValidationError, match=r"no such file or directory exists"):
+        load_inputs(item, max_file_bytes=LIMIT)
+
+
+@pytest.mark.parametrize(
+    "item", ["see ./notes/", "Node.js", "e.g.", "hello", "~ 5 items", "v1.2", "50/50 odds ok"]
+)
+def test_strings_that_do_not_look_like_paths_are_text(item: str) -> None:
+    assert not looks_like_path(item)
+    [doc] = load_inputs(item, max_file_bytes=LIMIT)
+    assert doc.text == item
 
 
 def test_multiline_or_very_long_str_is_text_even_if_it_names_a_file(tmp_path: Path) -> None:

@@ -405,8 +405,9 @@ async def test_cached_batches_are_not_paid_twice(
 ) -> None:
     openai_server.set_default(ROUTE, reply_with(openai_server, capitalised_answer))
     extractor, _ = make(openai_server, cache=StoreResponseCache(store), max_batch=2)
-    first, first_usage = await extractor.extract_with_usage(TEXTS)
-    second, second_usage = await extractor.extract_with_usage(TEXTS)
+    item = uuid4()
+    first, first_usage = await extractor.extract_with_usage(TEXTS, data_id=item)
+    second, second_usage = await extractor.extract_with_usage(TEXTS, data_id=item)
     assert first == second
     assert (first_usage.calls, first_usage.cache_hits) == (3, 0)
     assert (second_usage.calls, second_usage.cache_hits) == (0, 3)
@@ -440,7 +441,7 @@ async def test_cache_entries_die_with_their_item_and_mixed_batches_are_not_cache
     assert (usage.calls, usage.cache_hits) == (0, 1)
 
     await store.delete_data(doc.data.id)
-    _, usage = await extractor.extract_with_usage(TEXTS[:2], data_id=uuid4())
+    _, usage = await extractor.extract_with_usage(TEXTS[:2], data_id=doc.data.id)
     assert (usage.calls, usage.cache_hits) == (1, 0)  # the forgotten item's answer is gone
 
     mixed = [(uuid4(), [TEXTS[2]]), (uuid4(), [TEXTS[3]])]

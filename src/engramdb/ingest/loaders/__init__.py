@@ -21,13 +21,25 @@ from engramdb.ingest.loaders._common import (
     sniff_csv_delimiter,
 )
 from engramdb.ingest.loaders._formats import extract
-from engramdb.ingest.loaders._sources import FileSource, TextSource, check_size, resolve_item
+from engramdb.ingest.loaders._sources import (
+    FileSource,
+    Source,
+    TextSource,
+    check_size,
+    looks_like_path,
+    resolve_item_with_skips,
+)
+from engramdb.ingest.text import Text
 from engramdb.ingest.types import LoadedDocument
+from engramdb.models.results import SkippedFile
 
 __all__ = [
     "MIME_TYPES",
     "SUPPORTED_SUFFIXES",
+    "LoadedInputs",
+    "Text",
     "load_inputs",
+    "looks_like_path",
     "normalize_text",
     "sniff_csv_delimiter",
 ]
@@ -36,18 +48,30 @@ __all__ = [
 _TEXT_NAME_HEX = 12
 
 
-def load_inputs(
-    data: str | Path | Sequence[str | Path], *, max_file_bytes: int
-) -> list[LoadedDocument]:
+class LoadedInputs(list[LoadedDocument]):
+    """The documents of one ``remember()`` call, plus ``skipped``: the files of its folders
+    that were left out, with the reason (they reach ``RememberResult.skipped``)."""
+
+    def __init__(self, docs: Sequence[LoadedDocument], skipped: Sequence[SkippedFile] = ()):
+        super().__init__(docs)
+        self.skipped = list(skipped)
+
+
+def load_inputs(data: str | Path | Sequence[str | Path], *, max_file_bytes: int) -> LoadedInputs:
     """Load every input item, in order; directories expand to their files, sorted.
 
-    A ``str`` is a path only if it is a single line shorter than 4096 characters that names an
-    existing file or directory (or starts with ``file://``); otherwise it is text. A ``Path``
-    must exist. Texts and extracted file text are normalised (NFC, CRLF -> LF, NUL removed).
+    A :class:`Text` is always text. A ``str`` is a path if it is a single line shorter than
+    4096 characters that names an existing file or directory (or starts with ``file://``). A
+    ``str`` that only looks like a path (no whitespace, and starting with ``./``, ``../``,
+    ``/`` or ``~``, or ending with a file extension such as ``.md``) but names nothing is an
+    error whose message shows how to store it as text (``Text(...)``); any other ``str`` is
+    text. A ``Path`` must exist. Texts and extracted file text are normalised (NFC,
+    CRLF -> LF, NUL removed).
     ``content_hash`` is the sha256 of the raw bytes (file bytes, or the UTF-8 of a text).
 
     Raises EngramValidationError - before anything is returned - for an empty or
-    whitespace-only text, an empty list, an item of another type, a missing ``Path``, an
+    whitespace-only text, an empty list, an item of another type, a missing ``Path`` or
+    path-like ``str``, an
     unreadable, oversized or unsupported file, a directory with nothing ingestible, invalid
     UTF-8, a PDF without extractable text, or a file whose extracted text is empty.
     """
@@ -57,14 +81,16 @@ def load_inputs(
             "size in bytes you want to accept"
         )
     items = _as_items(data)
-    sources: list[TextSource | FileSource] = []
+    sources: list[Source] = []
     for where, item in items:
-        sources.extend(resolve_item(item, where, max_file_bytes))
+        sources.extend(resolve_item_with_skips(item, where, max_file_bytes))
     # Resolution (stat only) is complete for every item before any file is read.
-    return [
-        _load_text(source) if isinstance(source, TextSource) else _load_file(source, max_file_bytes)
-        for source in sources
+    docs = [
+        _load_text(s) if isinstance(s, TextSource) else _load_file(s, max_file_bytes)
+        for s in sources
+        if not isinstance(s, SkippedFile)
     ]
+    return LoadedInputs(docs, [s for s in sources if isinstance(s, SkippedFile)])
 
 
 def _as_items(data: object) -> list[tuple[str, object]]:

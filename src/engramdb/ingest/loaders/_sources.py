@@ -14,13 +14,40 @@ from urllib.request import url2pathname
 
 from engramdb.errors import EngramValidationError
 from engramdb.ingest.loaders._common import SUPPORTED_SUFFIXES, supported_list
+from engramdb.ingest.text import Text
+from engramdb.models.results import SkippedFile
 
-__all__ = ["FileSource", "TextSource", "resolve_item"]
+__all__ = [
+    "FileSource",
+    "Source",
+    "TextSource",
+    "looks_like_path",
+    "resolve_item",
+    "resolve_item_with_skips",
+]
 
 #: Strings at least this long are always text, never paths.
 MAX_PATH_CHARS = 4096
 #: How many skipped file names an "empty directory" error lists.
 _SKIPPED_SHOWN = 5
+#: A string ending in one of these (and without whitespace) is taken for a file name.
+KNOWN_FILE_SUFFIXES = SUPPORTED_SUFFIXES | {
+    ".doc",
+    ".docx",
+    ".odt",
+    ".rtf",
+    ".epub",
+    ".ppt",
+    ".pptx",
+    ".xls",
+    ".xlsx",
+    ".tsv",
+    ".xml",
+    ".yaml",
+    ".yml",
+    ".log",
+}
+_PATH_PREFIXES = ("./", "../", "/", "~", ".\\", "..\\")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +67,37 @@ class FileSource:
     relative: str | None = None
 
 
-def resolve_item(item: object, where: str, max_file_bytes: int) -> list[TextSource | FileSource]:
-    """Classify one input item; directories expand to their ingestible files in sorted order.
+#: What one input item resolves to; a folder's left-out files come back as SkippedFile.
+Source = TextSource | FileSource | SkippedFile
 
-    A ``str`` is a path only when :func:`_path_from_str` says so; a ``Path`` (or any
-    ``os.PathLike``) must exist, because the caller clearly meant a file.
+
+def looks_like_path(item: str) -> bool:
+    """True for a string meant as a path: no whitespace, and starting with ``./``, ``../``,
+    ``/`` or ``~``, or ending with a known file extension (``.md``, ``.pdf``, ``.docx``...)."""
+    if not item or any(ch.isspace() for ch in item):
+        return False
+    return item.startswith(_PATH_PREFIXES) or PurePath(item).suffix.lower() in KNOWN_FILE_SUFFIXES
+
+
+def resolve_item(item: object, where: str, max_file_bytes: int) -> list[TextSource | FileSource]:
+    """The texts and files of one input item (see :func:`resolve_item_with_skips`)."""
+    return [
+        s
+        for s in resolve_item_with_skips(item, where, max_file_bytes)
+        if not isinstance(s, SkippedFile)
+    ]
+
+
+def resolve_item_with_skips(item: object, where: str, max_file_bytes: int) -> list[Source]:
+    """Classify one input item; directories expand to their ingestible files in sorted order,
+    followed by the files they leave out (:class:`SkippedFile`).
+
+    A :class:`~engramdb.ingest.text.Text` is always text. A ``str`` is a path when
+    :func:`_path_from_str` says so; a ``Path`` (or any ``os.PathLike``) must exist, because the
+    caller clearly meant a file.
     """
+    if isinstance(item, Text):
+        return [TextSource(str(item), where)]
     if isinstance(item, str):
         path = _path_from_str(item, where)
         if path is None:
@@ -83,8 +135,9 @@ def _path_from_str(item: str, where: str) -> Path | None:
     """The path a ``str`` item names, or ``None`` when it is text.
 
     A str is a path only if it is one line, shorter than 4096 characters and either names an
-    existing file or directory or starts with ``file://`` (then it must exist). Anything else,
-    including a path-like string that does not exist, is ingested as text.
+    existing file or directory or starts with ``file://`` (then it must exist). A string that
+    :func:`looks_like_path` but names nothing is refused (a typo must not be stored as a
+    memory); anything else is text.
     """
     if not item or len(item) >= MAX_PATH_CHARS or "\n" in item or "\r" in item:
         return None
@@ -103,12 +156,23 @@ def _path_from_str(item: str, where: str) -> Path | None:
             )
         return path
     path = Path(item)
-    return path if _exists(path) else None
+    if _exists(path):
+        return path
+    if looks_like_path(item):
+        expanded = Path(item).expanduser() if item.startswith("~") else None
+        if expanded is not None and _exists(expanded):
+            return expanded
+        raise EngramValidationError(
+            f"{where}: {item!r} looks like a path, but no such file or directory exists "
+            f"(relative paths are resolved against '{Path.cwd()}'); check the path, or, to "
+            f"store this string as text on purpose, wrap it: engramdb.Text({item!r})"
+        )
+    return None
 
 
-def _resolve_path(path: Path, max_file_bytes: int) -> list[TextSource | FileSource]:
+def _resolve_path(path: Path, max_file_bytes: int) -> list[Source]:
     if path.is_dir():
-        return list(_directory_files(path, max_file_bytes))
+        return _directory_files(path, max_file_bytes)
     if not path.is_file():
         raise EngramValidationError(
             f"'{path}' is neither a regular file nor a directory; pass a regular file or copy "
@@ -143,15 +207,17 @@ def check_size(path: Path, size: int, max_file_bytes: int) -> None:
         )
 
 
-def _directory_files(root: Path, max_file_bytes: int) -> list[FileSource]:
-    """Ingestible files under ``root``, recursively, sorted by their relative path components.
+def _directory_files(root: Path, max_file_bytes: int) -> list[Source]:
+    """Ingestible files under ``root``, recursively, sorted by their relative path components,
+    then a :class:`SkippedFile` for each file left out.
 
-    Hidden files and directories (name starting with ``.``) are skipped, symlinked directories
-    are not followed (no cycles), files of unsupported types are skipped but named in the error
-    when nothing is left.
+    Hidden files and directories (name starting with ``.``) are ignored, symlinked directories
+    are not followed (no cycles) and skipped, files of unsupported types are skipped; skipped
+    files are named in the error when nothing is left.
     """
     found: list[Path] = []
     skipped: list[Path] = []
+    reasons: dict[Path, str] = {}
     pending = [root]
     while pending:
         directory = pending.pop()
@@ -168,9 +234,24 @@ def _directory_files(root: Path, max_file_bytes: int) -> list[FileSource]:
             entry_path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
                 pending.append(entry_path)
+            elif entry.is_dir():
+                skipped.append(entry_path)
+                reasons[entry_path] = "symbolic link to a directory (not followed)"
             elif entry.is_file():
-                is_supported = entry_path.suffix.lower() in SUPPORTED_SUFFIXES
-                (found if is_supported else skipped).append(entry_path)
+                suffix = entry_path.suffix.lower()
+                if suffix in SUPPORTED_SUFFIXES:
+                    found.append(entry_path)
+                else:
+                    skipped.append(entry_path)
+                    what = (
+                        f"unsupported file type '{entry_path.suffix}'"
+                        if suffix
+                        else ("no file extension")
+                    )
+                    reasons[entry_path] = f"{what} (supported: {supported_list()})"
+            else:
+                skipped.append(entry_path)
+                reasons[entry_path] = "not a regular file"
     if not found:
         shown = sorted(str(p.relative_to(root)) for p in skipped)
         more = ", ..." if len(shown) > _SKIPPED_SHOWN else ""
@@ -182,8 +263,10 @@ def _directory_files(root: Path, max_file_bytes: int) -> list[FileSource]:
             "convert the skipped ones"
         )
     found.sort(key=lambda p: p.relative_to(root).parts)
-    sources: list[FileSource] = []
+    skipped.sort(key=lambda p: p.relative_to(root).parts)
+    sources: list[Source] = []
     for path in found:
         check_size(path, _stat_size(path), max_file_bytes)
         sources.append(FileSource(path, path.suffix.lower(), path.relative_to(root).as_posix()))
+    sources += [SkippedFile(path=str(p), reason=reasons[p]) for p in skipped]
     return sources

@@ -68,7 +68,8 @@ class Completion:
 
 
 class ResponseCache(Protocol):
-    """Where validated structured answers are kept, keyed by a hash of the request.
+    """Where validated structured answers are kept, keyed by a hash of the request and of the
+    data item the answer is derived from (see :func:`engramdb.providers.llm.cache.cache_key`).
 
     ``data_id`` tags a value as derived from that data item's content, so forgetting the item
     forgets the cached answer too (see :class:`engramdb.storage.base.Store.cache_put`).
@@ -118,9 +119,11 @@ class LLM(ABC):
         """An instance of ``schema`` the model produced for ``messages``, validated.
 
         Raises :class:`~engramdb.errors.LLMOutputError` when no valid instance could be
-        obtained. ``data_id`` tags a cached answer with the data item it was derived from;
-        ``cache=False`` neither reads nor writes the response cache (for an answer derived
-        from several data items, which one tag could not forget with each of them).
+        obtained. The response cache is used only for an answer derived from ONE data item,
+        named by ``data_id``: the
+        id scopes the entry (only a request for the same item finds it, so no user learns from
+        a hit what another stored) and tags it (forgetting the item forgets it). Without
+        ``data_id``, or with ``cache=False``, the cache is neither read nor written.
         """
 
     async def close(self) -> None:  # noqa: B027 - optional hook, default does nothing

@@ -4,6 +4,14 @@ An ingestion that fails half-way (a crash, a 402, a lost network) is retried by 
 answers already paid for are found again here instead of being bought twice. Keys are a hash of
 everything that determines the answer, so a changed prompt, schema or model never reuses a stale
 answer.
+
+Entries are scoped to the data item they were derived from: the item's id is part of the key (and
+its tag, so forgetting the item deletes them). Data ids are deterministic per (dataset, content),
+so re-ingesting the same content into the same dataset -- a retry after a failure -- finds its
+answers, while nobody else's request can: a user who remembers the exact text another user stored,
+in their own dataset, has a different data id and gets a miss, so no count, timing or budget error
+reveals what others wrote. An answer tied to no single data item is not cached at all: it could be
+neither scoped nor forgotten.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["StoreResponseCache", "cache_key"]
 
 #: Bumped when the meaning of a cached value changes, so old entries stop matching.
-_KEY_VERSION = 1
+_KEY_VERSION = 2
 
 
 def cache_key(
@@ -31,10 +39,14 @@ def cache_key(
     schema: dict[str, Any],
     temperature: float,
     max_tokens: int | None = None,
+    *,
+    scope: UUID,
 ) -> str:
-    """sha256 (hex) of the model, the messages, the JSON schema and the sampling settings."""
+    """sha256 (hex) of the scope (the data item the answer is derived from), the model, the
+    messages, the JSON schema and the sampling settings."""
     document = {
         "v": _KEY_VERSION,
+        "scope": str(scope),
         "model": model,
         "messages": [[m["role"], m["content"]] for m in messages],
         "schema": schema,

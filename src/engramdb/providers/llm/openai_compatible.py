@@ -196,8 +196,10 @@ class OpenAICompatibleLLM(LLM):
         json_schema = schema.model_json_schema()
         named = (schema_name(schema.__name__), json_schema)
         key = None
-        if self._cache is not None and cache:
-            key = cache_key(self.model, messages, json_schema, temperature, max_tokens)
+        if self._cache is not None and cache and data_id is not None:
+            key = cache_key(
+                self.model, messages, json_schema, temperature, max_tokens, scope=data_id
+            )
             cached = await self._cache_get(key)
             if cached is not None:
                 try:

@@ -14,12 +14,18 @@ from typing import Literal
 
 from engramdb.errors import CypherSyntaxError
 
-__all__ = ["Token", "TokenKind", "tokenize"]
+__all__ = ["MAX_TOKENS", "Token", "TokenKind", "tokenize"]
+
+#: The longest query, in tokens: bounds the work of parsing and compiling one query. A long
+#: list of values belongs in a $parameter (bound as one value, however long).
+MAX_TOKENS = 4000
 
 TokenKind = Literal["ident", "qident", "string", "int", "float", "param", "punct", "eof"]
 
 #: Multi-character punctuation first, so "<=" is never read as "<" then "=".
 _PUNCT = ("<>", "<=", ">=", "!=", "->", "<-", "..", *"()[]{}:,.-<>=*|+/%;")
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", "'": "'", '"': '"'}
 
 
@@ -42,9 +48,17 @@ class Token:
 
 def tokenize(query: str) -> list[Token]:
     """The tokens of ``query``, ending with one ``eof`` token."""
+    _check_unicode(query)
     tokens: list[Token] = []
     i, n = 0, len(query)
     while i < n:
+        if len(tokens) >= MAX_TOKENS:
+            raise CypherSyntaxError(
+                f"the query has more than {MAX_TOKENS} tokens (the limit); pass long lists of "
+                "values as a $parameter instead of writing them out",
+                query,
+                i,
+            )
         ch = query[i]
         if ch.isspace():
             i += 1
@@ -72,7 +86,7 @@ def tokenize(query: str) -> list[Token]:
                 raise CypherSyntaxError("'$' must be followed by a parameter name", query, i)
             tokens.append(Token("param", query[i + 1 : end], i, end))
             i = end
-        elif ch.isdigit():
+        elif ch in _DIGITS:
             kind, end = _number(query, i)
             tokens.append(Token(kind, query[i:end], i, end))
             i = end
@@ -90,6 +104,16 @@ def tokenize(query: str) -> list[Token]:
     return tokens
 
 
+def _check_unicode(query: str) -> None:
+    """Refuse lone surrogates (a JSON body may carry them): SQLite could not bind them."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise CypherSyntaxError(
+            "the query contains a lone surrogate, which is not a character", query, exc.start
+        ) from None
+
+
 def _word_end(query: str, i: int) -> int:
     while i < len(query) and (query[i].isalnum() or query[i] == "_"):
         i += 1
@@ -98,22 +122,22 @@ def _word_end(query: str, i: int) -> int:
 
 def _number(query: str, i: int) -> tuple[TokenKind, int]:
     end = i
-    while end < len(query) and query[end].isdigit():
+    while end < len(query) and query[end] in _DIGITS:
         end += 1
     kind: TokenKind = "int"
     # "1.5" is a float; "1..2" (a range) and "n.1" are not, so a dot needs a digit after it.
-    if end + 1 < len(query) and query[end] == "." and query[end + 1].isdigit():
+    if end + 1 < len(query) and query[end] == "." and query[end + 1] in _DIGITS:
         end += 1
-        while end < len(query) and query[end].isdigit():
+        while end < len(query) and query[end] in _DIGITS:
             end += 1
         kind = "float"
     if end < len(query) and query[end] in "eE":
         exp = end + 1
         if exp < len(query) and query[exp] in "+-":
             exp += 1
-        if exp < len(query) and query[exp].isdigit():
+        if exp < len(query) and query[exp] in _DIGITS:
             end = exp
-            while end < len(query) and query[end].isdigit():
+            while end < len(query) and query[end] in _DIGITS:
                 end += 1
             kind = "float"
     if end < len(query) and (query[end].isalpha() or query[end] == "_"):
@@ -135,10 +159,14 @@ def _string(query: str, start: int) -> tuple[str, int]:
             nxt = query[i + 1]
             if nxt == "u" and i + 6 <= len(query):
                 digits = query[i + 2 : i + 6]
-                try:
-                    out.append(chr(int(digits, 16)))
-                except ValueError:
-                    raise CypherSyntaxError("bad \\u escape", query, i) from None
+                if len(digits) != 4 or not all(c in _HEX for c in digits):
+                    raise CypherSyntaxError("bad \\u escape", query, i)
+                code = int(digits, 16)
+                if 0xD800 <= code <= 0xDFFF:
+                    raise CypherSyntaxError(
+                        "a \\u escape cannot name a lone surrogate (not a character)", query, i
+                    )
+                out.append(chr(code))
                 i += 6
                 continue
             if nxt not in _ESCAPES:

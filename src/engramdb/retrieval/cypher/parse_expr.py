@@ -24,7 +24,19 @@ from engramdb.retrieval.cypher.ast import (
 )
 from engramdb.retrieval.cypher.lexer import Token
 
-__all__ = ["AGGREGATES", "FUNCTIONS", "OTHER_CLAUSES", "WRITE_CLAUSES", "ExprParser"]
+__all__ = [
+    "AGGREGATES",
+    "FUNCTIONS",
+    "MAX_NESTING",
+    "OTHER_CLAUSES",
+    "WRITE_CLAUSES",
+    "ExprParser",
+]
+
+#: How many levels an expression may open: each '(', list, function call, NOT and unary '-'
+#: opens one. Bounds the parser's recursion (far below Python's limit); how deep the compiled
+#: SQL may nest is checked on the finished tree (see parser.check_limits).
+MAX_NESTING = 40
 
 #: Clauses that would change the graph; always rejected as read-only violations.
 WRITE_CLAUSES = frozenset(
@@ -50,6 +62,8 @@ FUNCTIONS = {
 }
 _COMPARE = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
 _CLAUSE_WORDS = frozenset({"MATCH", "WHERE", "RETURN", "ORDER", "SKIP", "LIMIT", *OTHER_CLAUSES})
+#: The largest integer literal: SQLite stores integers in 64 bits.
+_MAX_INT = 2**63 - 1
 _RESERVED = frozenset({"AND", "OR", "NOT", "XOR", "IN", "IS", "AS", "CONTAINS", "STARTS", "ENDS"})
 
 
@@ -60,6 +74,7 @@ class ExprParser:
         self.text = text
         self.tokens = tokens
         self.i = 0
+        self.nesting = 0
 
     # --- token helpers -----------------------------------------------------------------------
 
@@ -80,6 +95,21 @@ class ExprParser:
         token = token or self.tok
         found = "the end of the query" if token.kind == "eof" else repr(self.source(token))
         return CypherSyntaxError(f"expected {expected}, found {found}", self.text, token.start)
+
+    def enter(self, token: Token) -> None:
+        """Open one nesting level at ``token``; pair with :meth:`leave`."""
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise CypherSyntaxError(
+                f"the expression is nested more than {MAX_NESTING} levels deep (the limit: "
+                "each '(', '[', function call, NOT and unary '-' opens a level); flatten it, "
+                "e.g. with IN [...] instead of nested conditions",
+                self.text,
+                token.start,
+            )
+
+    def leave(self) -> None:
+        self.nesting -= 1
 
     def source(self, token: Token) -> str:
         return self.text[token.start : token.end]
@@ -134,6 +164,13 @@ class ExprParser:
     # --- expressions -------------------------------------------------------------------------
 
     def expr(self) -> Expr:
+        self.enter(self.tok)
+        try:
+            return self.or_expr()
+        finally:
+            self.leave()
+
+    def or_expr(self) -> Expr:
         first = self.and_expr()
         operands = [first]
         while self.accept_word("OR"):
@@ -156,7 +193,11 @@ class ExprParser:
     def not_expr(self) -> Expr:
         token = self.accept_word("NOT")
         if token is not None:
-            operand = self.not_expr()
+            self.enter(token)
+            try:
+                operand = self.not_expr()
+            finally:
+                self.leave()
             return Not(operand, token.start, operand.end)
         return self.comparison()
 
@@ -192,7 +233,11 @@ class ExprParser:
     def unary(self) -> Expr:
         minus = self.accept_punct("-")
         if minus is not None:
-            operand = self.unary()
+            self.enter(minus)
+            try:
+                operand = self.unary()
+            finally:
+                self.leave()
             value = operand.value if isinstance(operand, Literal) else None
             if isinstance(value, int | float) and not isinstance(value, bool):
                 return Literal(-value, minus.start, operand.end)
@@ -205,8 +250,18 @@ class ExprParser:
             self.advance()
             return Literal(token.value, token.start, token.end)
         if token.kind == "int":
+            # Length first: int() itself refuses more than 4,300 digits.
+            digits = token.value.lstrip("0") or "0"
+            value = int(digits) if len(digits) <= len(str(_MAX_INT)) else _MAX_INT + 1
+            if value > _MAX_INT:
+                raise CypherSyntaxError(
+                    f"the integer {token.value[:30]} is out of range (the limit is {_MAX_INT}, "
+                    "a 64-bit integer); write it as a float or a string",
+                    self.text,
+                    token.start,
+                )
             self.advance()
-            return Literal(int(token.value), token.start, token.end)
+            return Literal(value, token.start, token.end)
         if token.kind == "float":
             self.advance()
             return Literal(float(token.value), token.start, token.end)

@@ -18,6 +18,13 @@ Grammar (keywords case-insensitive; see docs/cypher.md)::
     primary    := literal | $param | "[" [expr {"," expr}] "]" | "(" expr ")"
                   | name "(" ["*" | [DISTINCT] expr {"," expr}] ")" | name ["." name]
 
+Limits (each a CypherSyntaxError naming it, so a hostile or generated query is a 422, never a
+crash of the parser or of SQLite's own): at most :data:`~.lexer.MAX_TOKENS` tokens, expressions
+nested at most :data:`~.parse_expr.MAX_NESTING` levels, and, checked on the finished tree with
+:func:`~.ast.sql_cost`, compiled SQL that nests at most :data:`MAX_SQL_NESTING` parser-stack
+slots (SQLite's parser has about 90), whose expression trees stay :data:`MAX_SQL_DEPTH` levels
+deep (SQLite refuses 1000) and that holds at most :data:`MAX_SQL_TERMS` terms.
+
 Anything else is rejected *by name*: a write clause (CREATE, MERGE, SET, DELETE, DETACH,
 REMOVE, CALL, LOAD CSV, FOREACH, DROP) as "CYPHER is read-only", and every other clause or
 feature (OPTIONAL MATCH, WITH, UNWIND, UNION, variable-length paths, arithmetic, a third hop,
@@ -36,21 +43,74 @@ from engramdb.retrieval.cypher.ast import (
     Query,
     RelPattern,
     ReturnItem,
+    SqlCost,
     Var,
+    sql_cost,
 )
 from engramdb.retrieval.cypher.lexer import tokenize
 from engramdb.retrieval.cypher.parse_expr import ExprParser
 
-__all__ = ["MAX_HOPS", "parse"]
+__all__ = ["MAX_HOPS", "MAX_SQL_DEPTH", "MAX_SQL_NESTING", "MAX_SQL_TERMS", "check_limits", "parse"]
 
 MAX_HOPS = 2
+#: Parser-stack slots one compiled expression may take (SQLite's fixed stack holds ~90; the
+#: statement around the expression takes a few).
+MAX_SQL_NESTING = 72
+#: Expression-tree depth of the compiled WHERE (SQLite refuses 1000; the pattern's own
+#: conditions are ANDed in front of the user's).
+MAX_SQL_DEPTH = 600
+#: Terms of the compiled statement, counting the operands STARTS WITH / ENDS WITH repeat.
+MAX_SQL_TERMS = 20_000
 
 
 def parse(query: str) -> Query:
     """The syntax tree of ``query``; raises CypherSyntaxError / CypherUnsupportedError."""
     if not isinstance(query, str) or not query.strip():
         raise CypherSyntaxError("the query is empty; write e.g. MATCH (n) RETURN n LIMIT 5", "", 0)
-    return _Parser(query, tokenize(query)).query()
+    tree = _Parser(query, tokenize(query)).query()
+    check_limits(tree)
+    return tree
+
+
+def check_limits(tree: Query) -> None:
+    """Refuse a query whose compiled SQL would be too deep or too large for SQLite (see the
+    module docstring); raises CypherSyntaxError naming the limit."""
+    props = [e for n in tree.pattern.nodes for _, e in n.props]
+    props += [e for r in tree.pattern.rels for _, e in r.props]
+    others = [i.expr for i in tree.items] + [o.expr for o in tree.order] + props
+    others += [e for e in (tree.skip, tree.limit) if e is not None]
+    exprs = ([tree.where] if tree.where is not None else []) + others
+    costs = [(e, sql_cost(e)) for e in exprs]
+    for expr, cost in costs:
+        if cost.nesting > MAX_SQL_NESTING:
+            raise CypherSyntaxError(
+                f"this expression is nested too deeply to run: its SQL would nest {cost.nesting} "
+                f"levels, the limit is {MAX_SQL_NESTING}; use fewer nested NOT, '-', "
+                "parentheses, comparisons and function calls",
+                tree.text,
+                expr.start,
+            )
+    # The pattern's conditions and the WHERE form one AND chain (see compiler.py).
+    where = costs[0][1] if tree.where is not None else SqlCost(0, 0, 0)
+    chain = len(props) + where.depth
+    deepest = max([chain, *(c.depth for _, c in costs)])
+    if deepest > MAX_SQL_DEPTH:
+        raise CypherSyntaxError(
+            f"the query's conditions are too long to run: its SQL expression would be "
+            f"{deepest} levels deep, the limit is {MAX_SQL_DEPTH}; replace long AND/OR chains "
+            "with IN [...] or a $parameter list",
+            tree.text,
+            exprs[0].start if exprs else 0,
+        )
+    total = sum(c.size for _, c in costs)
+    if total > MAX_SQL_TERMS:
+        raise CypherSyntaxError(
+            f"the query would compile to {total} SQL terms, the limit is {MAX_SQL_TERMS} "
+            "(STARTS WITH and ENDS WITH repeat their operands, so nesting them multiplies the "
+            "size); nest them less",
+            tree.text,
+            exprs[0].start if exprs else 0,
+        )
 
 
 class _Parser(ExprParser):
