@@ -76,6 +76,7 @@ if _typing.TYPE_CHECKING:
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
+    from engramdb.ingest.text import Text
     from engramdb.models.conflicts import FactConflict
     from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
@@ -126,6 +127,7 @@ _LAZY = {
     "load_skill": "engramdb.facade",
     "get_node": "engramdb.facade",
     "GraphSnapshot": "engramdb.models.snapshot",
+    "Text": "engramdb.ingest.text",
     "TextChunker": "engramdb.ingest.chunkers",
     "TextChunkerWithOverlap": "engramdb.ingest.chunkers",
     "CsvChunker": "engramdb.ingest.chunkers",
@@ -198,6 +200,7 @@ __all__ = [
     "SearchType",
     "StageResult",
     "StorageError",
+    "Text",
     "TextChunker",
     "TextChunkerWithOverlap",
     "TraceEntry",

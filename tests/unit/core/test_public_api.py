@@ -62,6 +62,7 @@ EXPECTED_ALL = [
     "SearchType",
     "StageResult",
     "StorageError",
+    "Text",
     "TextChunker",
     "TextChunkerWithOverlap",
     "TraceEntry",

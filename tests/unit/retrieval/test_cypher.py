@@ -346,6 +346,8 @@ async def test_missing_and_bad_parameters(graph: dict[str, Dataset]) -> None:
         await _rows("MATCH (n) WHERE n.name IN $who RETURN n", [graph["people"]], {"who": "x"})
     with pytest.raises(CypherSyntaxError, match="non-negative integer"):
         await _rows("MATCH (n) RETURN n LIMIT $k", [graph["people"]], {"k": -1})
+    with pytest.raises(CypherSyntaxError, match="64-bit"):  # not an OverflowError (500)
+        await _rows("MATCH (n {age: $a}) RETURN n", [graph["people"]], {"a": 2**70})
 
 
 # --- bounded execution ---------------------------------------------------------------------------

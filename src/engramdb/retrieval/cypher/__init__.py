@@ -1,8 +1,9 @@
 """A read-only Cypher subset over the engramdb graph (SearchType.CYPHER); see docs/cypher.md.
 
 lexer → parser (recursive descent, :mod:`.ast`) → compiler (one parameterised SELECT over
-``nodes``/``edges``, every alias filtered by the recall's datasets) → backend (SQLite today,
-any store exposing ``cypher_backend()`` tomorrow) → executor (rows as JSON-able dicts).
+``nodes``/``edges``, every alias filtered by the recall's datasets, spelled in the store's SQL
+dialect) → backend (any store declaring the CYPHER capability: SQLite and PostgreSQL) →
+executor (rows as JSON-able dicts).
 """
 
 from __future__ import annotations

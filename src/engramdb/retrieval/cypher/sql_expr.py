@@ -303,9 +303,15 @@ class ExprCompiler:
         return f"{function}({inner[0]})", inner[1]
 
 
+#: Integers a parameter may hold (what SQLite and PostgreSQL's bigint store).
+_MAX_INT = 2**63 - 1
+
+
 def _scalar(value: object, expr: Param, compiler: ExprCompiler) -> object:
     if isinstance(value, UUID):
         return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
+        raise compiler.error(f"${expr.name} is outside the 64-bit integer range", expr.start)
     if value is None or isinstance(value, str | int | float | bool):
         return value
     raise compiler.error(

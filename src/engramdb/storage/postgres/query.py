@@ -12,6 +12,7 @@ from typing import Any
 
 from psycopg import errors
 
+from engramdb.errors import EngramValidationError
 from engramdb.storage.capabilities import StatementTimeoutError
 from engramdb.storage.postgres.database import Conn
 
@@ -30,4 +31,9 @@ async def run_read_only(
     except errors.QueryCanceled:
         raise StatementTimeoutError(
             f"the query ran longer than {timeout:g} s and was stopped"
+        ) from None
+    except (errors.ProgramLimitExceeded, errors.StatementTooComplex) as exc:
+        raise EngramValidationError(
+            f"the query is too complex to run ({exc.diag.message_primary}); simplify it "
+            "(docs/cypher.md lists the limits)"
         ) from None

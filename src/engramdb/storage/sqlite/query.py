@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from engramdb.errors import EngramValidationError
 from engramdb.storage.capabilities import StatementTimeoutError
 
 __all__ = ["PROGRESS_STEPS", "run_read_only"]
@@ -33,7 +34,12 @@ def run_read_only(
             raise StatementTimeoutError(
                 f"the query ran longer than {timeout:g} s and was stopped"
             ) from None
-        raise
+        # e.g. "parser stack overflow": the query is too complex for SQLite. Said without the
+        # storage layer's wrapping, which names the database file.
+        raise EngramValidationError(
+            f"the query is too complex to run ({exc}); simplify it (docs/cypher.md lists the "
+            "limits)"
+        ) from None
     finally:
         conn.set_progress_handler(None, 0)
         conn.execute("PRAGMA query_only = OFF")
