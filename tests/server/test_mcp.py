@@ -116,3 +116,30 @@ async def test_tools_over_stdio(isolated_config: Path) -> None:
         assert added["status"] == "completed"
         found = _data(await client.call_tool("recall", {"query": "herons", "query_type": "CHUNKS"}))
         assert json.dumps(found).count("Herons wade.") >= 1
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+async def test_tool_schemas_are_the_verbs_options(mcp_http: LiveServer) -> None:
+    """Each tool parameter is the verb's option: same type, default, limits, description (the
+    tool schema is derived, so adding a limit to a request model shows up here)."""
+    from engramdb.mcp_server.tools import TOOLS as DERIVED
+    from engramdb.verbs import VERBS
+
+    alice = mcp_http.account("alice@example.com")
+    async with _client(mcp_http, alice) as client:
+        listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+    for tool in DERIVED:
+        wire = VERBS[tool.verb].wire_model.model_json_schema()
+        properties = listed[tool.name]["properties"]
+        assert set(properties) == {public for public, _ in tool.options}, tool.name
+        for public, option in tool.options:
+            expected = _strip_titles(wire["properties"][option])
+            assert _strip_titles(properties[public]) == expected, (tool.name, public)
+    assert listed["feedback"]["properties"]["score"]["maximum"] == 5

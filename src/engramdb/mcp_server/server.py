@@ -1,6 +1,7 @@
 """The engramdb MCP server: remember, recall, improve, forget and feedback as MCP tools.
 
-Built on the official ``mcp`` SDK (``MCPServer``). Every tool call runs the SDK verb with
+Built on the official ``mcp`` SDK (``MCPServer``). The tools and their schemas derive from the
+verbs' request models (:mod:`engramdb.mcp_server.tools`); every call runs the verb with
 ``user=`` set, so the permission model is the REST server's:
 
 * over **streamable HTTP** each request must carry an API key (``Authorization: Bearer <key>``
@@ -16,14 +17,13 @@ error class and its HTTP status, e.g. ``PermissionDeniedError (403): ...``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, Literal, TypeVar
-from uuid import UUID
+from typing import Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
 
 from engramdb.errors import AuthenticationError, EngramError
+from engramdb.mcp_server.tools import TOOLS, McpTool, run_tool, tool_function
 from engramdb.models.records import User
 
 __all__ = ["build_server"]
@@ -84,123 +84,25 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
         "engramdb", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
-    @server.tool()
-    async def remember(
-        ctx: Context,
-        text: Annotated[str | list[str], Field(description="A text or a list of texts.")],
-        dataset_name: str = "main_dataset",
-        importance_weight: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
-        session_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Store text in memory (a dataset), or as notes of a session when session_id is given."""
-        from engramdb.facade import remember as do_remember
-        from engramdb.server.uploads import refuse_server_paths
+    for tool in TOOLS:
 
-        async def run() -> dict[str, Any]:
-            user = await caller.user(ctx)
-            if http:  # a remote caller sends text, never paths on this machine
+        async def run(ctx: Context, arguments: Mapping[str, Any], tool: McpTool = tool) -> Any:
+            async def call() -> dict[str, Any]:
                 from engramdb.engine import get_engine
 
-                texts = [text] if isinstance(text, str) else list(text)
-                refuse_server_paths(texts, get_engine().settings.max_file_bytes)
-            result = await do_remember(
-                text,
-                dataset_name,
-                importance_weight=importance_weight,
-                session_id=session_id,
-                user=user,
-            )
-            dumped: dict[str, Any] = result.model_dump(mode="json")
-            return dumped
+                user = await caller.user(ctx)
+                engine = get_engine()
+                if http and tool.verb == "remember":  # a remote caller sends text, never paths
+                    from engramdb.server.uploads import refuse_server_paths
 
-        return await _guard(run)
+                    text = arguments.get("text")
+                    texts = [text] if isinstance(text, str) else list(text or [])
+                    refuse_server_paths(texts, engine.settings.max_file_bytes)
+                return await run_tool(tool, engine, user, arguments)
 
-    @server.tool()
-    async def recall(
-        ctx: Context,
-        query: str,
-        query_type: str | None = None,
-        datasets: list[str] | None = None,
-        top_k: Annotated[int, Field(ge=1, le=1000)] = 10,
-        session_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Search memory; results best first. query_type pins a search type (e.g. CHUNKS)."""
-        from engramdb.facade import recall as do_recall
+            return await _guard(call)
 
-        async def run() -> dict[str, Any]:
-            user = await caller.user(ctx)
-            results = await do_recall(
-                query,
-                query_type,
-                datasets=datasets,
-                top_k=top_k,
-                session_id=session_id,
-                user=user,
-            )
-            return {"results": [r.model_dump(mode="json") for r in results]}
-
-        return await _guard(run)
-
-    @server.tool()
-    async def improve(
-        ctx: Context,
-        dataset: str = "main_dataset",
-        session_ids: list[str] | None = None,
-    ) -> dict[str, Any]:
-        """Enrich a dataset (and bridge the given sessions into it)."""
-        from engramdb.facade import improve as do_improve
-
-        async def run() -> dict[str, Any]:
-            user = await caller.user(ctx)
-            result = await do_improve(dataset, session_ids=session_ids, user=user)
-            dumped: dict[str, Any] = result.model_dump(mode="json")
-            return dumped
-
-        return await _guard(run)
-
-    @server.tool()
-    async def forget(
-        ctx: Context,
-        dataset: str | None = None,
-        data_id: str | None = None,
-        everything: bool = False,
-    ) -> dict[str, Any]:
-        """Delete one dataset (by name or id), one data item, or everything you own."""
-        from engramdb.facade import forget as do_forget
-
-        async def run() -> dict[str, Any]:
-            user = await caller.user(ctx)
-            ref: str | UUID | None = dataset
-            if dataset is not None:
-                try:
-                    ref = UUID(dataset)
-                except ValueError:
-                    ref = dataset
-            result = await do_forget(everything=everything, dataset=ref, data_id=data_id, user=user)
-            dumped: dict[str, Any] = result.model_dump(mode="json")
-            return dumped
-
-        return await _guard(run)
-
-    @server.tool()
-    async def feedback(
-        ctx: Context,
-        session_id: str,
-        qa_id: str,
-        score: Annotated[int | None, Field(ge=1, le=5)] = None,
-        text: str | None = None,
-    ) -> dict[str, Any]:
-        """Rate an answer recall gave in a session: 1 (bad) .. 5 (good), 3 is neutral."""
-        from engramdb import session
-
-        async def run() -> dict[str, Any]:
-            user = await caller.user(ctx)
-            saved = await session.add_feedback(
-                session_id, qa_id, feedback_score=score, feedback_text=text, user=user
-            )
-            return {"saved": saved}
-
-        return await _guard(run)
+        server.add_tool(tool_function(tool, run, Context), name=tool.name)
 
     return server
 
