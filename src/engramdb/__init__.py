@@ -41,6 +41,7 @@ from engramdb.errors import (
     ProviderError,
     RecallPreconditionError,
     RemoteUnavailableError,
+    StatementTimeoutError,
     StorageError,
 )
 from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old name, same class
@@ -199,6 +200,7 @@ __all__ = [
     "ResponseSessionContextEntry",
     "SearchType",
     "StageResult",
+    "StatementTimeoutError",
     "StorageError",
     "Text",
     "TextChunker",

@@ -14,6 +14,7 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherSyntaxError (422)
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
+    │   ├── StatementTimeoutError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
@@ -86,6 +87,7 @@ __all__ = [
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
+    "StatementTimeoutError",
     "StorageError",
     "UnauthenticatedError",
     "by_code",
@@ -227,6 +229,13 @@ class CypherTimeoutError(EngramValidationError):
     """The query ran longer than its time budget and was aborted (nothing was changed)."""
 
     code = "cypher_timeout"
+
+
+class StatementTimeoutError(EngramValidationError):
+    """A read-only statement ran longer than its time budget and was stopped (nothing changed).
+    The store raises it; CYPHER reports it as :class:`CypherTimeoutError`."""
+
+    code = "statement_timeout"
 
 
 class ConfigurationError(EngramValidationError):

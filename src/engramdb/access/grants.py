@@ -38,9 +38,8 @@ async def grant(engine: Engine, request: GrantRequest) -> None:
     dataset_id = request.dataset_id
     grantee_id = request.grantee_id
     permission = request.permission
-    user = request.user
     engine, actor, wanted, ds_id, grantee = await _prepare(
-        engine, dataset_id, grantee_id, permission, user
+        engine, dataset_id, grantee_id, permission, request.user
     )
     dataset = await _managed(engine, actor, ds_id, wanted)
     if grantee == actor.id:
@@ -70,12 +69,8 @@ async def revoke(engine: Engine, request: RevokeRequest) -> None:
     """Take ``permission`` on the dataset away from ``grantee_id``, effective immediately
     (idempotent). Allowed for the owner, for a holder of ``share`` and that permission, and for
     the grantee themselves; PermissionDeniedError otherwise (the same for an unknown dataset)."""
-    dataset_id = request.dataset_id
-    grantee_id = request.grantee_id
-    permission = request.permission
-    user = request.user
     engine, actor, wanted, ds_id, grantee = await _prepare(
-        engine, dataset_id, grantee_id, permission, user
+        engine, request.dataset_id, request.grantee_id, request.permission, request.user
     )
     if grantee == actor.id:
         dataset = await check(actor, ds_id, wanted, store=engine.store)
@@ -97,10 +92,8 @@ async def revoke(engine: Engine, request: RevokeRequest) -> None:
 async def list_grants(engine: Engine, request: ListGrantsRequest) -> list[Grant]:
     """The dataset's grants (owner or ``share`` holder only; PermissionDeniedError otherwise,
     the same for an unknown dataset)."""
-    dataset_id = request.dataset_id
-    user = request.user
-    ds_id = dataset_id
-    actor = await engine.resolve_user(user)
+    ds_id = request.dataset_id
+    actor = await engine.resolve_user(request.user)
     dataset = await check(actor, ds_id, "share", store=engine.store)
     return await engine.store.list_grants(dataset.id)
 

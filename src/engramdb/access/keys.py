@@ -64,11 +64,8 @@ async def create_api_key(engine: Engine, request: CreateApiKeyRequest) -> tuple[
     key cannot be shown again -- revoke it and create another). NotFoundError for an unknown
     user, EngramValidationError for a bad ``name``.
     """
-    user_id = request.user_id
-    name = request.name
-    user = request.user
-    owner_id = user_id
-    own_or_admin(user, owner_id)
+    owner_id = request.user_id
+    own_or_admin(request.user, owner_id)
     await engine.ensure_setup()
     store = engine.store
     if await store.get_user(owner_id) is None:
@@ -79,7 +76,7 @@ async def create_api_key(engine: Engine, request: CreateApiKeyRequest) -> tuple[
     prefix = f"{KEY_PREFIX}{key_id.hex}"
     api_key = f"{prefix}_{secrets.token_urlsafe(32)}"
     info = ApiKeyInfo(
-        id=key_id, user_id=owner_id, name=name.strip(), prefix=prefix, created_at=utcnow()
+        id=key_id, user_id=owner_id, name=request.name.strip(), prefix=prefix, created_at=utcnow()
     )
     stored = await store.add_api_key(info, hash_key(api_key))
     return stored, api_key
@@ -87,10 +84,8 @@ async def create_api_key(engine: Engine, request: CreateApiKeyRequest) -> tuple[
 
 async def list_api_keys(engine: Engine, request: ListApiKeysRequest) -> list[ApiKeyInfo]:
     """The user's keys (metadata only; revoked ones included), oldest first."""
-    user_id = request.user_id
-    user = request.user
-    owner_id = user_id
-    own_or_admin(user, owner_id)
+    owner_id = request.user_id
+    own_or_admin(request.user, owner_id)
     if not await engine.database_exists():
         return []
     await engine.ensure_setup()
@@ -103,16 +98,14 @@ async def revoke_api_key(engine: Engine, request: RevokeApiKeyRequest) -> None:
     ``user`` (default: the default local user) must own the key or be an administrator; an
     unknown key and another user's key get the same PermissionDeniedError.
     """
-    key_id = request.key_id
-    user = request.user
-    ident = key_id
+    ident = request.key_id
     refused = PermissionDeniedError(
         f"No API key {ident} that you may revoke (or no such key exists); list your keys with "
         "'engramdb users keys list <email>'."
     )
     if not await engine.database_exists():
         raise refused
-    actor = await engine.resolve_user(user)
+    actor = await engine.resolve_user(request.user)
     stored = await engine.store.get_api_key(ident)
     if stored is None or (stored.info.user_id != actor.id and not actor.is_admin):
         raise refused

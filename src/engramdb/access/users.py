@@ -22,16 +22,14 @@ async def create_user(engine: Engine, request: CreateUserRequest) -> User:
     ``is_admin`` users may create users and manage everyone's API keys over the server; it
     gives no access to other users' datasets.
     """
-    email = request.email
-    is_admin = request.is_admin
     user = request.user
     require_admin(user, "creating users")
-    address = validate_email(email)
+    address = validate_email(request.email)
     # Creates the database and its default user too (as the first remember() would), so the
     # read paths that look for an existing database find it.
     await engine.resolve_user(None)
     user = await engine.store.create_user(address)
-    if is_admin:
+    if request.is_admin:
         user = await engine.store.set_user_admin(user.id, True)
     return user
 
@@ -54,8 +52,7 @@ async def find_user(engine: Engine, email: str) -> User | None:
 
 async def list_users(engine: Engine, request: ListUsersRequest) -> list[User]:
     """Every user, oldest first (empty before the database exists)."""
-    user = request.user
-    require_admin(user, "listing users")
+    require_admin(request.user, "listing users")
     if not await engine.database_exists():
         return []
     await engine.ensure_setup()

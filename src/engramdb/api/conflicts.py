@@ -32,21 +32,20 @@ async def list_conflicts(engine: Engine, request: ListConflictsRequest) -> list[
     ``status`` ``"open"`` or ``"resolved"`` filters. Facts whose edges were deleted since the
     review are left out, and a conflict left with one fact is not listed.
     """
-    dataset = request.dataset
-    status = request.status
-    user = request.user
-    if status not in (None, "open", "resolved"):
-        raise EngramValidationError(f"status must be 'open', 'resolved' or None, got {status!r}")
+    if request.status not in (None, "open", "resolved"):
+        raise EngramValidationError(
+            f"status must be 'open', 'resolved' or None, got {request.status!r}"
+        )
     if not await engine.database_exists():
         return []
-    owner = await engine.resolve_user(user)
+    owner = await engine.resolve_user(request.user)
     datasets = (
         await readable_datasets(engine.store, owner)
-        if dataset is None
-        else [await _dataset(engine, owner, dataset)]
+        if request.dataset is None
+        else [await _dataset(engine, owner, request.dataset)]
     )
     found = await load_conflicts(engine.store, [d.id for d in datasets])
-    return [c for c in found if status is None or c.status == status]
+    return [c for c in found if request.status is None or c.status == request.status]
 
 
 async def resolve_conflict(engine: Engine, request: ResolveConflictRequest) -> FactConflict:
@@ -54,12 +53,9 @@ async def resolve_conflict(engine: Engine, request: ResolveConflictRequest) -> F
     ``edge_id``) is the right one: it becomes ``current``, the others ``superseded``. Later
     reviews keep the choice while that fact exists. Raises NotFoundError for a conflict that is
     not in your datasets or a fact that is not one of its facts."""
-    conflict_id = request.conflict_id
-    fact_id = request.fact_id
-    user = request.user
-    cid = validate_uuid(conflict_id, "conflict_id")
-    fid = validate_uuid(fact_id, "fact_id")
-    owner = await engine.resolve_user(user)
+    cid = validate_uuid(request.conflict_id, "conflict_id")
+    fid = validate_uuid(request.fact_id, "fact_id")
+    owner = await engine.resolve_user(request.user)
     store = engine.store
     (node,) = await store.get_nodes([cid]) or (None,)
     dataset = await store.get_dataset(node.dataset_id) if node is not None else None

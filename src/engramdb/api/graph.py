@@ -22,31 +22,27 @@ async def get_graph(engine: Engine, request: GetGraphRequest) -> GraphSnapshot:
     At most ``limit`` nodes and ``2 * limit`` edges are returned; ``truncated`` says when more
     exist.
     """
-    datasets = request.datasets
-    dataset_ids = request.dataset_ids
-    user = request.user
-    limit = request.limit
     if not await engine.database_exists():
         return GraphSnapshot()
-    owner = await engine.resolve_user(user)
-    targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+    owner = await engine.resolve_user(request.user)
+    targets = await resolve_datasets(
+        engine, owner, datasets=request.datasets, dataset_ids=request.dataset_ids
+    )
     ids = [d.id for d in targets]
-    nodes = await engine.store.list_nodes(ids, limit=limit + 1)
-    edges = await engine.store.list_edges(ids, limit=2 * limit + 1)
-    truncated = len(nodes) > limit or len(edges) > 2 * limit
-    shown = visible_nodes(owner, nodes[:limit], edges[: 2 * limit])
+    nodes = await engine.store.list_nodes(ids, limit=request.limit + 1)
+    edges = await engine.store.list_edges(ids, limit=2 * request.limit + 1)
+    truncated = len(nodes) > request.limit or len(edges) > 2 * request.limit
+    shown = visible_nodes(owner, nodes[: request.limit], edges[: 2 * request.limit])
     return GraphSnapshot(nodes=shown.nodes, edges=shown.edges, truncated=truncated)
 
 
 async def get_node(engine: Engine, request: GetNodeRequest) -> Node | None:
     """One node with all its stored fields, or None -- also for a node in a dataset the user
     may not read (never told apart from a node that does not exist)."""
-    node_id = request.node_id
-    user = request.user
-    wanted = validate_uuid(node_id, "node_id")
+    wanted = validate_uuid(request.node_id, "node_id")
     if not await engine.database_exists():
         return None
-    owner = await engine.resolve_user(user)
+    owner = await engine.resolve_user(request.user)
     found = await engine.store.get_nodes([wanted])
     if not found:
         return None

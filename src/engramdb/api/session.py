@@ -76,32 +76,26 @@ async def add_feedback(engine: Engine, request: AddFeedbackRequest) -> bool:
     Raises EngramValidationError (422) for a score outside 1..5 or when neither is given, and
     NotFoundError (404) when the session has no such entry for this user.
     """
-    session_id = request.session_id
-    qa_id = request.qa_id
-    feedback_text = request.feedback_text
-    feedback_score = request.feedback_score
-    user = request.user
-    sid = validate_session_id(session_id)
-    check_feedback(qa_id, feedback_score, feedback_text)
-    found = await _reader(engine, user)
+    sid = validate_session_id(request.session_id)
+    check_feedback(request.qa_id, request.feedback_score, request.feedback_text)
+    found = await _reader(engine, request.user)
     if found is None:
-        raise _no_entry(sid, qa_id)
+        raise _no_entry(sid, request.qa_id)
     engine, owner = found
-    await write_feedback(engine.store, owner, sid, qa_id, feedback_score, feedback_text)
+    await write_feedback(
+        engine.store, owner, sid, request.qa_id, request.feedback_score, request.feedback_text
+    )
     return True
 
 
 async def delete_feedback(engine: Engine, request: DeleteFeedbackRequest) -> bool:
     """Remove the rating and feedback text of a Q&A entry. Returns True; NotFoundError (404)
     when the session has no such entry for this user."""
-    session_id = request.session_id
-    qa_id = request.qa_id
-    user = request.user
-    sid = validate_session_id(session_id)
-    entry_id = validate_entry_id(qa_id)
-    found = await _reader(engine, user)
+    sid = validate_session_id(request.session_id)
+    entry_id = validate_entry_id(request.qa_id)
+    found = await _reader(engine, request.user)
     if found is None:
-        raise _no_entry(sid, qa_id)
+        raise _no_entry(sid, request.qa_id)
     engine, owner = found
     await engine.store.clear_qa_feedback(owner.id, sid, entry_id)
     return True
@@ -110,26 +104,24 @@ async def delete_feedback(engine: Engine, request: DeleteFeedbackRequest) -> boo
 async def get_session(engine: Engine, request: GetSessionRequest) -> list[ResponseQAEntry]:
     """The session's Q&A entries, oldest first (``entries[-1]`` is the latest); only the last
     ``last_n`` when given. An unknown session has no entries: []."""
-    session_id = request.session_id
-    last_n = request.last_n
-    user = request.user
-    sid = validate_session_id(session_id)
-    if last_n is not None and (
-        isinstance(last_n, bool) or not isinstance(last_n, int) or last_n < 1
+    sid = validate_session_id(request.session_id)
+    if request.last_n is not None and (
+        isinstance(request.last_n, bool)
+        or not isinstance(request.last_n, int)
+        or request.last_n < 1
     ):
-        raise EngramValidationError(f"last_n must be a positive integer, got {last_n!r}")
-    found = await _reader(engine, user)
+        raise EngramValidationError(f"last_n must be a positive integer, got {request.last_n!r}")
+    found = await _reader(engine, request.user)
     if found is None:
         return []
     engine, owner = found
-    entries = await engine.store.list_qa_entries(owner.id, session_ids=[sid], last_n=last_n)
+    entries = await engine.store.list_qa_entries(owner.id, session_ids=[sid], last_n=request.last_n)
     return [qa_response(e) for e in entries]
 
 
 async def list_sessions(engine: Engine, request: ListSessionsRequest) -> list[SessionRecord]:
     """The user's sessions, most recently active first."""
-    user = request.user
-    found = await _reader(engine, user)
+    found = await _reader(engine, request.user)
     if found is None:
         return []
     engine, owner = found
@@ -138,10 +130,8 @@ async def list_sessions(engine: Engine, request: ListSessionsRequest) -> list[Se
 
 async def delete_session(engine: Engine, request: DeleteSessionRequest) -> bool:
     """Delete the session with every entry in it. False when the user has no such session."""
-    session_id = request.session_id
-    user = request.user
-    sid = validate_session_id(session_id)
-    found = await _reader(engine, user)
+    sid = validate_session_id(request.session_id)
+    found = await _reader(engine, request.user)
     if found is None:
         return False
     engine, owner = found
@@ -155,22 +145,18 @@ async def add_qa(engine: Engine, request: AddQARequest) -> str:
     elements the answer used, for feedback weights). A given score or text counts as explicit
     feedback.
     """
-    session_id = request.session_id
-    question = request.question
-    answer = request.answer
     context = request.context
     feedback_score = request.feedback_score
     feedback_text = request.feedback_text
     used_graph_element_ids = request.used_graph_element_ids
-    user = request.user
-    sid = validate_session_id(session_id)
-    engine, owner = await _writer(engine, user)
+    sid = validate_session_id(request.session_id)
+    engine, owner = await _writer(engine, request.user)
     stored = await write_qa(
         engine.store,
         owner,
         sid,
-        question,
-        answer,
+        request.question,
+        request.answer,
         context=context,
         feedback_score=feedback_score,
         feedback_text=feedback_text,
@@ -188,8 +174,6 @@ async def add_trace(engine: Engine, request: AddTraceRequest) -> str:
     ``recall(query, session_id=..., scope="trace")`` finds steps by keyword;
     ``improve(session_ids=[...])`` learns from them.
     """
-    session_id = request.session_id
-    origin_function = request.origin_function
     status = request.status
     method_params = request.method_params
     method_return_value = request.method_return_value
@@ -197,14 +181,13 @@ async def add_trace(engine: Engine, request: AddTraceRequest) -> str:
     memory_query = request.memory_query
     memory_context = request.memory_context
     session_feedback = request.session_feedback
-    user = request.user
-    sid = validate_session_id(session_id)
-    engine, owner = await _writer(engine, user)
+    sid = validate_session_id(request.session_id)
+    engine, owner = await _writer(engine, request.user)
     stored = await write_trace(
         engine.store,
         owner,
         sid,
-        origin_function,
+        request.origin_function,
         status=status,
         method_params=method_params,
         method_return_value=method_return_value,
@@ -218,19 +201,20 @@ async def add_trace(engine: Engine, request: AddTraceRequest) -> str:
 
 async def get_traces(engine: Engine, request: GetTracesRequest) -> list[ResponseAgentTraceEntry]:
     """The session's recorded agent steps, oldest first (the last ``last_n`` when given)."""
-    session_id = request.session_id
-    last_n = request.last_n
-    user = request.user
-    sid = validate_session_id(session_id)
-    if last_n is not None and (
-        isinstance(last_n, bool) or not isinstance(last_n, int) or last_n < 1
+    sid = validate_session_id(request.session_id)
+    if request.last_n is not None and (
+        isinstance(request.last_n, bool)
+        or not isinstance(request.last_n, int)
+        or request.last_n < 1
     ):
-        raise EngramValidationError(f"last_n must be a positive integer, got {last_n!r}")
-    found = await _reader(engine, user)
+        raise EngramValidationError(f"last_n must be a positive integer, got {request.last_n!r}")
+    found = await _reader(engine, request.user)
     if found is None:
         return []
     engine, owner = found
-    entries = await engine.store.list_trace_entries(owner.id, session_ids=[sid], last_n=last_n)
+    entries = await engine.store.list_trace_entries(
+        owner.id, session_ids=[sid], last_n=request.last_n
+    )
     return [trace_response(e) for e in entries]
 
 
@@ -245,14 +229,12 @@ async def add_guidance(engine: Engine, request: AddGuidanceRequest) -> str:
     session_id = request.session_id
     content = request.content
     section = request.section
-    context_profile = request.context_profile
-    user = request.user
     sid = validate_session_id(session_id)
-    profile = validate_context_profile(context_profile)
+    profile = validate_context_profile(request.context_profile)
     name = validate_section(profile, section)
     if not isinstance(content, str) or not content.strip():
         raise EngramValidationError("content must be a non-empty string of guidance")
-    eng, owner = await _writer(engine, user)
+    eng, owner = await _writer(engine, request.user)
     stored, _ = await _store_guidance(
         eng.store,
         user_id=owner.id,

@@ -75,12 +75,11 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
     procedure = request.procedure
     dataset_name = request.dataset_name
     tags = request.tags
-    user = request.user
     name, description, procedure = _check(name, description, procedure)
     tag_list = validate_node_set(tags)
     dataset_name = validate_dataset_name(dataset_name)
     store = engine.store
-    owner = await engine.resolve_user(user)
+    owner = await engine.resolve_user(request.user)
     dataset = await store.get_or_create_dataset(owner.id, dataset_name)
     dataset = await engine.bind_embedding(dataset)
 
@@ -161,14 +160,13 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
 async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> list[SkillRecord]:
     """Store skills written as markdown (SKILL.md style): a file, a directory searched for
     ``SKILL.md`` files, or the markdown text itself. See :func:`parse_skill_markdown`."""
-    path_or_text = request.path_or_text
     dataset_name = request.dataset_name
     tags = request.tags
     user = request.user
     sources: list[tuple[str, str | None]] = []
-    path = _as_path(path_or_text)
+    path = _as_path(request.path_or_text)
     if path is None:
-        sources.append((str(path_or_text), None))
+        sources.append((str(request.path_or_text), None))
     elif path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower() == "skill.md")
         if not files:
@@ -254,14 +252,12 @@ async def load_skill(engine: Engine, request: LoadSkillRequest) -> Skill:
     Raises PermissionDeniedError for an id that is unknown, not a skill, or in a dataset the
     user cannot read -- never telling those apart (SPEC R-ACL-1).
     """
-    skill_id = request.skill_id
-    user = request.user
-    wanted = validate_uuid(skill_id, "skill_id")
+    wanted = validate_uuid(request.skill_id, "skill_id")
     denied = PermissionDeniedError(f"no readable skill {wanted} (or it does not exist)")
     store = engine.store
     if not await engine.database_exists():
         raise denied
-    owner = await engine.resolve_user(user)
+    owner = await engine.resolve_user(request.user)
     nodes = await store.get_nodes([wanted])
     if not nodes or nodes[0].type != SKILL_NODE_TYPE:
         raise denied

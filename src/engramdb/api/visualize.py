@@ -49,15 +49,9 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     nodes and ``max_edges`` edges are drawn; when the graph is larger the page says how much was
     left out.
     """
-    path = request.path
-    datasets = request.datasets
-    dataset_ids = request.dataset_ids
-    user = request.user
-    max_nodes = request.max_nodes
-    max_edges = request.max_edges
-    target = _target_path(path)
-    node_limit = _check_limit(max_nodes, "max_nodes")
-    edge_limit = _check_limit(max_edges, "max_edges")
+    target = _target_path(request.path)
+    node_limit = _check_limit(request.max_nodes, "max_nodes")
+    edge_limit = _check_limit(request.max_edges, "max_edges")
 
     nodes: list[Node] = []
     edges: list[Edge] = []
@@ -65,10 +59,10 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     notices: list[str] = []
     if not await engine.database_exists():
         # Nothing was ever ingested: do not create a database just to draw an empty page.
-        if dataset_ids:
-            raise denied(validate_uuid(dataset_ids[0], "dataset_ids entry"), "read")
-        if datasets is not None:
-            names = _check_names(datasets)
+        if request.dataset_ids:
+            raise denied(validate_uuid(request.dataset_ids[0], "dataset_ids entry"), "read")
+        if request.datasets is not None:
+            names = _check_names(request.datasets)
             if names:
                 raise DatasetNotFoundError(
                     f"datasets not found: {', '.join(repr(n) for n in names)}; nothing has been "
@@ -76,8 +70,10 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
                     missing=names,
                 )
     else:
-        owner = await engine.resolve_user(user)
-        targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+        owner = await engine.resolve_user(request.user)
+        targets = await resolve_datasets(
+            engine, owner, datasets=request.datasets, dataset_ids=request.dataset_ids
+        )
         ids = [d.id for d in targets]
         if ids:
             store = engine.store

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from engramdb.errors import EngramValidationError
+from engramdb.errors import StatementTimeoutError
 
 __all__ = ["Capability", "StatementTimeoutError"]
 
@@ -21,11 +21,3 @@ class Capability(StrEnum):
     CYPHER = "cypher"
     #: Vector searches may be approximate (an ANN index answers above a size threshold).
     APPROXIMATE_VECTORS = "approximate_vectors"
-
-
-class StatementTimeoutError(EngramValidationError):
-    """A read-only statement ran longer than its time budget and was stopped (nothing changed).
-
-    Defined in storage for now (the error tree is moving to :mod:`engramdb.errors`)."""
-
-    code = "statement_timeout"

@@ -61,6 +61,7 @@ EXPECTED_ALL = [
     "ResponseSessionContextEntry",
     "SearchType",
     "StageResult",
+    "StatementTimeoutError",
     "StorageError",
     "Text",
     "TextChunker",
