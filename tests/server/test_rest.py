@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from uuid import uuid4
 
 import httpx
@@ -264,3 +265,24 @@ def test_users_and_api_keys(live_server: LiveServer, admin: Account, alice: Acco
             assert [k["name"] for k in keys] == ["laptop"] and "api_key" not in json.dumps(keys)
             assert carol.delete(f"/api/v1/api-keys/{keys[0]['id']}").status_code == 204
             _problem(carol.get("/api/v1/users/me"), 401)
+
+
+async def test_an_app_serves_the_engine_it_was_given_and_closes_it(tmp_path: Path) -> None:
+    """create_app(engine): every route runs on that engine (its own data directory, not the
+    configured one), and shutting the app down closes it."""
+    from fastapi.testclient import TestClient
+
+    from engramdb.server import create_app
+
+    mem = engramdb.Engine(data_dir=tmp_path / "served")
+    alice = await mem.create_user("alice@example.com")
+    _info, key = await mem.create_api_key(alice.id)
+    with TestClient(create_app(mem)) as client:
+        headers = {"Authorization": f"Bearer {key}"}
+        added = client.post("/api/v1/remember", json={"data": "Owls hunt."}, headers=headers)
+        assert added.status_code == 200, added.text
+    assert mem.closed
+    async with engramdb.Engine(data_dir=tmp_path / "served") as again:
+        found = await again.recall("owls", "CHUNKS", user=alice)
+    assert [r.text for r in found] == ["Owls hunt."]
+    assert not await engramdb.list_datasets()  # the configured data directory saw nothing

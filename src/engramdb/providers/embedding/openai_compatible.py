@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from engramdb.errors import ConfigurationError, EmbeddingProviderError, scrub_secrets
 from engramdb.providers.embedding.base import Embedder
-from engramdb.providers.embedding.onnx_local import bundled_tokenizer, validate_texts
+from engramdb.providers.embedding.onnx_local import BundledTokenizer, validate_texts
 
 if TYPE_CHECKING:
     import httpx
@@ -84,6 +84,7 @@ class OpenAICompatibleEmbedder(Embedder):
         self.model_name = model
         self.dimension = dimension
         self._url = f"{endpoint}/embeddings"
+        self._tokens = BundledTokenizer()
         self._api_key = api_key
         self._timeout = timeout
         self._max_retries = max_retries
@@ -104,7 +105,7 @@ class OpenAICompatibleEmbedder(Embedder):
         non-Latin scripts. Chunk limits derived from it should keep some headroom below the
         remote model's window. It never touches the network.
         """
-        return len(bundled_tokenizer().encode(text, add_special_tokens=False).ids)
+        return self._tokens.count(text)
 
     async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         items = validate_texts(texts)
