@@ -240,8 +240,9 @@ class Engine:
         """Wait for the background runs, then release the store and the providers (idempotent)."""
         if self._closed:
             return
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        loop = asyncio.get_running_loop()
+        while pending := [t for t in self._tasks if not t.done() and t.get_loop() is loop]:
+            await asyncio.gather(*pending, return_exceptions=True)
         self._closed = True
         store, embedder, llm = self._store, self._embedder, self._llm
         self._store = self._embedder = self._llm = None
@@ -315,11 +316,20 @@ def _retire(engine: Engine) -> None:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        asyncio.run(engine.close())
+        try:
+            asyncio.run(engine.close())
+        except Exception:  # fail-open: a replaced engine that cannot close must not break the new
+            logger.warning("could not close the replaced engine", exc_info=True)
         return
     task = loop.create_task(engine.close(), name="engramdb-close-replaced-engine")
     _retiring.add(task)
-    task.add_done_callback(_retiring.discard)
+    task.add_done_callback(_retired)
+
+
+def _retired(task: asyncio.Task[None]) -> None:
+    _retiring.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("could not close the replaced engine: %r", task.exception())
 
 
 def set_engine(engine: Engine | None) -> None:
