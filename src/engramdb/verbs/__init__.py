@@ -62,7 +62,7 @@ from engramdb.models.results import (
 from engramdb.models.sessions import SessionRecord
 from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
 from engramdb.models.snapshot import GraphSnapshot
-from engramdb.verbs.spec import Http, Verb, VerbRequest, signature_for
+from engramdb.verbs.spec import Http, HttpMethod, Verb, VerbRequest, signature_for
 
 __all__ = [
     "BODY_VERBS",
@@ -80,6 +80,22 @@ ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 
 _SESSION = "engramdb.session"
 _API = "/api/v1"
+
+
+def _session_verb(
+    name: str, request: type[VerbRequest], result: Any, method: HttpMethod, tail: str
+) -> Verb[Any, Any]:
+    """A verb of ``engramdb.session``: handler ``api/session.py:<name>``, route
+    ``/api/v1/sessions<tail>``."""
+    return Verb(
+        name,
+        request,
+        f"engramdb.api.session:{name}",
+        result,
+        http=Http(method, f"{_API}/sessions{tail}", tags=("sessions",)),
+        namespace=_SESSION,
+    )
+
 
 _TABLE: tuple[Verb[Any, Any], ...] = (
     # -- memory -------------------------------------------------------------------------------
@@ -271,82 +287,29 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         http=Http("GET", f"{_API}/datasets/{{dataset_id}}/grants", tags=("datasets",)),
     ),
     # -- sessions (engramdb.session) ----------------------------------------------------------
-    Verb(
-        "add_feedback",
-        AddFeedbackRequest,
-        "engramdb.api.session:add_feedback",
-        bool,
-        http=Http("POST", f"{_API}/sessions/{{session_id}}/feedback", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
-    Verb(
+    _session_verb("add_feedback", AddFeedbackRequest, bool, "POST", "/{session_id}/feedback"),
+    _session_verb(
         "delete_feedback",
         DeleteFeedbackRequest,
-        "engramdb.api.session:delete_feedback",
         bool,
-        http=Http(
-            "DELETE",
-            f"{_API}/sessions/{{session_id}}/entries/{{qa_id}}/feedback",
-            tags=("sessions",),
-        ),
-        namespace=_SESSION,
+        "DELETE",
+        "/{session_id}/entries/{qa_id}/feedback",
     ),
-    Verb(
-        "get_session",
-        GetSessionRequest,
-        "engramdb.api.session:get_session",
-        list[ResponseQAEntry],
-        http=Http("GET", f"{_API}/sessions/{{session_id}}/entries", tags=("sessions",)),
-        namespace=_SESSION,
+    _session_verb(
+        "get_session", GetSessionRequest, list[ResponseQAEntry], "GET", "/{session_id}/entries"
     ),
-    Verb(
-        "list_sessions",
-        ListSessionsRequest,
-        "engramdb.api.session:list_sessions",
-        list[SessionRecord],
-        http=Http("GET", f"{_API}/sessions", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
-    Verb(
-        "delete_session",
-        DeleteSessionRequest,
-        "engramdb.api.session:delete_session",
-        bool,
-        http=Http("DELETE", f"{_API}/sessions/{{session_id}}", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
-    Verb(
-        "add_qa",
-        AddQARequest,
-        "engramdb.api.session:add_qa",
-        str,
-        http=Http("POST", f"{_API}/sessions/{{session_id}}/entries", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
-    Verb(
-        "add_trace",
-        AddTraceRequest,
-        "engramdb.api.session:add_trace",
-        str,
-        http=Http("POST", f"{_API}/sessions/{{session_id}}/traces", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
-    Verb(
+    _session_verb("list_sessions", ListSessionsRequest, list[SessionRecord], "GET", ""),
+    _session_verb("delete_session", DeleteSessionRequest, bool, "DELETE", "/{session_id}"),
+    _session_verb("add_qa", AddQARequest, str, "POST", "/{session_id}/entries"),
+    _session_verb("add_trace", AddTraceRequest, str, "POST", "/{session_id}/traces"),
+    _session_verb(
         "get_traces",
         GetTracesRequest,
-        "engramdb.api.session:get_traces",
         list[ResponseAgentTraceEntry],
-        http=Http("GET", f"{_API}/sessions/{{session_id}}/traces", tags=("sessions",)),
-        namespace=_SESSION,
+        "GET",
+        "/{session_id}/traces",
     ),
-    Verb(
-        "add_guidance",
-        AddGuidanceRequest,
-        "engramdb.api.session:add_guidance",
-        str,
-        http=Http("POST", f"{_API}/sessions/{{session_id}}/guidance", tags=("sessions",)),
-        namespace=_SESSION,
-    ),
+    _session_verb("add_guidance", AddGuidanceRequest, str, "POST", "/{session_id}/guidance"),
 )
 
 #: name -> verb.

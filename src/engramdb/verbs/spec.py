@@ -37,7 +37,7 @@ from engramdb.models.verb_request import LOCAL, VerbRequest, marked
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["LOCAL", "Http", "Verb", "VerbRequest", "signature_for"]
+__all__ = ["LOCAL", "Http", "HttpMethod", "Verb", "VerbRequest", "signature_for"]
 
 Req = TypeVar("Req", bound=VerbRequest)
 Res = TypeVar("Res")
@@ -68,12 +68,16 @@ def _parameter(name: str, info: FieldInfo, kind: inspect._ParameterKind) -> insp
     return inspect.Parameter(name, kind, default=default, annotation=info.annotation)
 
 
+#: The HTTP methods a verb's route uses.
+HttpMethod = Literal["GET", "POST", "DELETE"]
+
+
 @dataclass(frozen=True)
 class Http:
     """A verb's REST route. Options named in ``path`` travel in it; the others in the JSON
     body (POST) or as query parameters (GET, DELETE)."""
 
-    method: Literal["GET", "POST", "DELETE"]
+    method: HttpMethod
     path: str
     #: Success status; 204 means no body (the verb returns None).
     status: int = 200
