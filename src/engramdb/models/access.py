@@ -70,7 +70,7 @@ class CreatedApiKey(BaseModel):
 
 #: Longest e-mail address accepted (RFC 5321's path limit).
 MAX_EMAIL = 254
-_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$")
+_EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f\x7f]+@[^@\s.\x00-\x1f\x7f]+(\.[^@\s.\x00-\x1f\x7f]+)+$")
 
 
 def validate_email(email: object) -> str:

@@ -10,6 +10,7 @@ Supported files (by suffix): .txt, .md/.markdown, .csv, .json, .jsonl, .html/.ht
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,6 +111,12 @@ def _as_items(data: object) -> list[tuple[str, object]]:
     )
 
 
+def _visible(text: str) -> bool:
+    """Whether ``text`` holds a character a reader would see (not only whitespace, control
+    characters or zero-width format characters)."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
 def _load_text(source: TextSource) -> LoadedDocument:
     try:
         raw = source.text.encode("utf-8")
@@ -119,11 +126,17 @@ def _load_text(source: TextSource) -> LoadedDocument:
             "which is not valid Unicode; fix how the text was decoded (e.g. "
             "bytes.decode('utf-8', errors='replace'))"
         ) from exc
-    text = normalize_text(source.text)
-    if not text.strip():
+    nul = source.text.find("\x00")
+    if nul >= 0:  # refused, never silently dropped: a search for what follows must find it
         raise EngramValidationError(
-            f"{source.where}: text is empty or whitespace-only; pass some text, or drop the "
-            "empty item from the input"
+            f"{source.where}: text contains a NUL character at position {nul}; remove it (or "
+            "replace it with a space) before remembering the text"
+        )
+    text = normalize_text(source.text)
+    if not _visible(text):
+        raise EngramValidationError(
+            f"{source.where}: text is empty or holds only whitespace, control or invisible "
+            "(zero-width) characters; pass some text, or drop the item from the input"
         )
     digest = hashlib.sha256(raw).hexdigest()
     return LoadedDocument(
