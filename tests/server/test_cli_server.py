@@ -80,3 +80,33 @@ def test_cli_runs_against_a_remote_server(live_server: LiveServer, alice: Accoun
     assert [d["name"] for d in listed] == ["main_dataset"]
     wrong = runner.invoke(app, ["--remote", live_server.url, "--api-key", "egm_bad", "datasets"])
     assert wrong.exit_code == 2 and "API key" in wrong.output
+
+
+@pytest.mark.parametrize(("command", "module"), [("serve", "uvicorn"), ("mcp", "mcp")])
+def test_a_missing_server_extra_is_one_line_naming_it(
+    command: str, module: str, isolated_config: Path
+) -> None:
+    """After the README's first command (no server extra) the servers say what to install
+    instead of a traceback: the extra's modules are hidden from a fresh interpreter."""
+    hide = (
+        "import importlib.abc, sys\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        f"    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] == {module!r}:\n"
+        f"            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "import importlib.util\n"
+        f"importlib.util.find_spec = lambda n, *a: None if n == {module!r} else _real(n, *a)\n"
+    )
+    script = (
+        "import importlib.util\n_real = importlib.util.find_spec\n"
+        + hide
+        + f"from engramdb.cli import main\nsys.argv = ['engramdb', {command!r}]\nmain()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "pip install 'engramdb[server]'" in lines[0], done.stderr
+    assert "Traceback" not in done.stderr

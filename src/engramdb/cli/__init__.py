@@ -427,6 +427,21 @@ from engramdb.cli.users import users_app  # noqa: E402
 app.add_typer(users_app, name="users")
 
 
+def _require_server_extra(command: str, modules: tuple[str, ...]) -> None:
+    """One line naming the extra to install (exit 2) when a server dependency is missing."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        typer.secho(
+            f"error: 'engramdb {command}' needs the server extra (missing: {', '.join(missing)}): "
+            "pip install 'engramdb[server]'",
+            fg=typer.colors.RED,
+            err=True,
+        )
+        raise typer.Exit(code=2)
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
@@ -434,6 +449,7 @@ def serve(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Start the REST API server (every route but /health needs an API key; see docs/server.md)."""
+    _require_server_extra("serve", ("fastapi", "uvicorn", "multipart"))
     from engramdb.server import run
 
     _configure(data_dir)
@@ -458,6 +474,7 @@ def mcp_command(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Start the MCP server (tools: remember, recall, improve, forget, feedback)."""
+    _require_server_extra("mcp", ("mcp", "uvicorn"))
     from engramdb.mcp_server import run
 
     _configure(data_dir)
