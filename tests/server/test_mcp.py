@@ -101,6 +101,30 @@ async def test_feedback_and_forget_tools(mcp_http: LiveServer) -> None:
         assert gone["datasets"] == 1
 
 
+@pytest.mark.parametrize("allow_files", [False, True])
+async def test_stdio_reads_local_files_only_when_allowed(
+    isolated_config: Path, tmp_path: Path, allow_files: bool
+) -> None:
+    """A text naming a local file is refused over stdio unless the operator started the server
+    with --allow-files."""
+    note = tmp_path / "note.md"
+    note.write_text("Kingfishers dive for fish.")
+    env = {k: v for k, v in os.environ.items() if k != "ENGRAMDB_API_KEY"}
+    flags = ["--allow-files"] if allow_files else []
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from engramdb.cli import main; main()", "mcp", *flags],
+        env=env,
+        cwd=str(Path.cwd()),
+    )
+    async with Client(params) as client:
+        added = await client.call_tool("remember", {"text": str(note)})
+        if allow_files:
+            assert _data(added)["items"][0]["name"] == "note.md"
+        else:
+            assert added.is_error and "path on the server" in added.content[0].text
+
+
 async def test_tools_over_stdio(isolated_config: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ENGRAMDB_API_KEY"}
     params = StdioServerParameters(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import httpx
 
 import engramdb
+from engramdb.engine import get_engine
 from tests.server.conftest import Account, LiveServer
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -230,7 +231,6 @@ def test_session_feedback_and_entries(live_server: LiveServer, alice: Account) -
 
 
 def test_conflicts_and_skills_routes(live_server: LiveServer, alice: Account) -> None:
-    from engramdb.engine import get_engine
 
     record = live_server.call(
         get_engine().remember_skill("deploy", "How to deploy", "1. build\n2. ship", user=alice.user)
@@ -255,10 +255,12 @@ def test_users_and_api_keys(live_server: LiveServer, admin: Account, alice: Acco
         assert made.status_code == 201, made.text
         carol_id = made.json()["id"]
         _problem(root.post("/api/v1/users", json={"email": "carol@example.com"}), 409)
-        key = root.post(f"/api/v1/users/{carol_id}/api-keys", json={"name": "laptop"})
-        assert key.status_code == 201
-        plaintext = key.json()["api_key"]
+        # no impersonation: not even an administrator mints a key for another user
+        _problem(root.post(f"/api/v1/users/{carol_id}/api-keys", json={"name": "laptop"}), 403)
         _problem(client.post(f"/api/v1/users/{carol_id}/api-keys", json={}), 403)
+        _info, plaintext = live_server.call(
+            get_engine().create_api_key(UUID(carol_id), name="laptop")  # the operator, in-process
+        )
         with httpx.Client(base_url=live_server.url, headers={"X-Api-Key": plaintext}) as carol:
             assert carol.get("/api/v1/users/me").json()["id"] == carol_id
             keys = carol.get(f"/api/v1/users/{carol_id}/api-keys").json()

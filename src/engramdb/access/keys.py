@@ -65,7 +65,13 @@ async def create_api_key(engine: Engine, request: CreateApiKeyRequest) -> tuple[
     user, EngramValidationError for a bad ``name``.
     """
     owner_id = request.user_id
-    own_or_admin(request.user, owner_id)
+    if request.user is not None and request.user.id != owner_id:
+        # A key is the user's whole data access: nobody mints one for someone else over the
+        # server, administrators included (docs/permissions.md); the operator does, in-process.
+        raise PermissionDeniedError(
+            "an API key can be created only by its own user; the operator creates a user's "
+            "first key on the server machine: engramdb users keys create <email>"
+        )
     await engine.ensure_setup()
     store = engine.store
     if await store.get_user(owner_id) is None:

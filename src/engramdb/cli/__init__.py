@@ -471,6 +471,14 @@ def mcp_command(
             help="stdio: run as this key's user (default: the local default user).",
         ),
     ] = None,
+    allow_files: Annotated[
+        bool,
+        typer.Option(
+            "--allow-files",
+            help="stdio: let the remember tool read files and folders named in a text "
+            "(off by default; never over http).",
+        ),
+    ] = False,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Start the MCP server (tools: remember, recall, improve, forget, feedback)."""
@@ -481,7 +489,12 @@ def mcp_command(
     if transport not in ("stdio", "http"):
         typer.secho("error: --transport must be 'stdio' or 'http'", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2)
-    run(transport, host=host, port=port, api_key=api_key)
+    if allow_files and transport != "stdio":
+        typer.secho(
+            "error: --allow-files is for --transport stdio only", fg=typer.colors.RED, err=True
+        )
+        raise typer.Exit(code=2)
+    run(transport, host=host, port=port, api_key=api_key, allow_files=allow_files)
 
 
 def main() -> None:

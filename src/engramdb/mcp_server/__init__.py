@@ -16,7 +16,9 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def build_server(*, api_key: str | None = None, http: bool = False) -> Any:
+def build_server(
+    *, api_key: str | None = None, http: bool = False, allow_files: bool = False
+) -> Any:
     """The ``MCPServer`` with engramdb's tools (see :mod:`engramdb.mcp_server.server`)."""
     try:
         from engramdb.mcp_server.server import build_server as build
@@ -26,7 +28,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> Any:
         raise FeatureNotAvailableError(
             "the MCP server needs the official mcp SDK: pip install 'engramdb[server]'"
         ) from exc
-    return build(api_key=api_key, http=http)
+    return build(api_key=api_key, http=http, allow_files=allow_files)
 
 
 class ApiKeyMiddleware:
@@ -74,10 +76,13 @@ def run(
     host: str = "127.0.0.1",
     port: int = 8001,
     api_key: str | None = None,
+    allow_files: bool = False,
 ) -> None:
-    """Serve MCP over ``stdio`` (as ``api_key``'s user, or the default user) or ``http``."""
+    """Serve MCP over ``stdio`` (as ``api_key``'s user, or the default user) or ``http``.
+    ``allow_files`` lets stdio's remember tool read local files and folders named in a text
+    (off by default; never over HTTP)."""
     if transport == "stdio":
-        build_server(api_key=api_key).run("stdio")
+        build_server(api_key=api_key, allow_files=allow_files).run("stdio")
         return
     if transport != "http":
         from engramdb.errors import EngramValidationError

@@ -75,8 +75,13 @@ async def _guard(call: Callable[[], Awaitable[T]]) -> T:
         raise ToolError(f"{type(exc).__name__} ({exc.status_code}): {exc.message}") from exc
 
 
-def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer[Any]:
-    """The MCP server (tools registered); ``http=True`` reads the key of every request."""
+def build_server(
+    *, api_key: str | None = None, http: bool = False, allow_files: bool = False
+) -> MCPServer[Any]:
+    """The MCP server (tools registered); ``http=True`` reads the key of every request.
+    A text naming a file or folder is refused unless ``allow_files`` (stdio only) lets the
+    remember tool read it from this machine."""
+    reads_files = allow_files and not http
     from engramdb import __version__
 
     caller = _Caller(api_key=api_key, http=http)
@@ -92,7 +97,7 @@ def build_server(*, api_key: str | None = None, http: bool = False) -> MCPServer
 
                 user = await caller.user(ctx)
                 engine = get_engine()
-                if http and tool.verb == "remember":  # a remote caller sends text, never paths
+                if tool.verb == "remember" and not reads_files:  # text, never paths on this host
                     from engramdb.server.uploads import refuse_server_paths
 
                     text = arguments.get("text")
