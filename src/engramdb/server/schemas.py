@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engramdb.validation import MAX_DATASET_NAME
+
 __all__ = [
     "DatasetCreate",
     "HealthOut",
@@ -34,4 +36,4 @@ class HealthOut(BaseModel):
 
 
 class DatasetCreate(_Body):
-    name: str = Field(min_length=1, max_length=128)
+    name: str = Field(min_length=1, max_length=MAX_DATASET_NAME)

@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.verb_request import LOCAL, VerbRequest, marked
+from engramdb.validation import MAX_DATASET_NAME
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -180,7 +181,7 @@ class Verb(Generic[Req, Res]):
             if self.dataset_field not in self.wire_extra:
                 fields[self.dataset_field] = (
                     str | None if info.default is None else str,
-                    Field(default=info.default, min_length=1, max_length=128),
+                    Field(default=info.default, min_length=1, max_length=MAX_DATASET_NAME),
                 )
         wire: type[BaseModel] = create_model(
             self.request.__name__,

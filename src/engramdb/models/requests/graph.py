@@ -12,6 +12,7 @@ from pydantic import Field, SkipValidation
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
+    DatasetName,
     DatasetRef,
     UserOption,
     VerbRequest,
@@ -97,7 +98,7 @@ class RememberSkillRequest(VerbRequest):
     name: Annotated[str, Field(strict=True, min_length=1)]
     description: Annotated[str, Field(strict=True)]
     procedure: Annotated[str, Field(strict=True, min_length=1)]
-    dataset_name: Annotated[str, Field(min_length=1, max_length=128)] = "main_dataset"
+    dataset_name: DatasetName = "main_dataset"
     tags: Tags = None
     user: UserOption = None
 
@@ -109,7 +110,7 @@ class RememberSkillsRequest(VerbRequest):
     positional: ClassVar[tuple[str, ...]] = ("path_or_text",)
 
     path_or_text: SkipValidation[str | Path] = Field(json_schema_extra=LOCAL)
-    dataset_name: Annotated[str, Field(min_length=1, max_length=128)] = "main_dataset"
+    dataset_name: DatasetName = "main_dataset"
     tags: Tags = None
     user: UserOption = None
 
