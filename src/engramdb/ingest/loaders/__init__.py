@@ -135,8 +135,9 @@ def _load_text(source: TextSource) -> LoadedDocument:
     text = normalize_text(source.text)
     if not _visible(text):
         raise EngramValidationError(
-            f"{source.where}: text is empty or holds only whitespace, control or invisible "
-            "(zero-width) characters; pass some text, or drop the item from the input"
+            f"{source.where}: text is empty or whitespace-only (or holds only control or "
+            "invisible zero-width characters); pass some text, or drop the empty item from the "
+            "input"
         )
     digest = hashlib.sha256(raw).hexdigest()
     return LoadedDocument(
