@@ -12,6 +12,7 @@ from uuid import UUID
 
 import typer
 
+from engramdb.cli.cognee import register as register_cognee
 from engramdb.errors import EngramError
 
 __all__ = ["app", "main"]
@@ -465,6 +466,9 @@ def mcp_command(
         typer.secho("error: --transport must be 'stdio' or 'http'", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2)
     run(transport, host=host, port=port, api_key=api_key)
+
+
+register_cognee(app)
 
 
 def main() -> None:
