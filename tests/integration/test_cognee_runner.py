@@ -52,13 +52,22 @@ def test_the_tutorial_runs_unchanged_and_answers_from_its_data(
 def test_the_script_sees_its_own_arguments_and_exit_code(tmp_path: Path) -> None:
     script = tmp_path / "argv.py"
     script.write_text(
-        "import sys\nimport cognee\nprint(sys.argv[1:], cognee.__name__)\nsys.exit(3)\n"
+        "import sys\nimport cognee, cognee.shared.logging_utils as lu\n"
+        "print(sys.argv[1:], cognee.__name__, cognee.__spec__.name, lu.__spec__.name)\n"
+        "sys.exit(3)\n"
     )
     done = _run(
         [sys.executable, "-m", "engramdb.compat.cognee", str(script), "--flag", "x"], tmp_path
     )
     assert done.returncode == 3, done.stderr
-    assert done.stdout.strip() == "['--flag', 'x'] engramdb.compat.cognee"
+    # the alias is the real module, which keeps its own spec
+    assert done.stdout.split() == [
+        "['--flag',",
+        "'x']",
+        "engramdb.compat.cognee",
+        "engramdb.compat.cognee",
+        "engramdb.compat.cognee.shared.logging_utils",
+    ]
 
 
 def test_a_cognee_path_engramdb_does_not_mirror_fails_by_name(tmp_path: Path) -> None:
@@ -100,3 +109,18 @@ def test_the_layer_configures_no_logging_until_setup_logging_is_called() -> None
     assert logging.getLogger("x") is __import__(
         "engramdb.compat.cognee.shared.logging_utils", fromlist=["get_logger"]
     ).get_logger("x")
+
+
+def test_setup_logging_without_a_level_reads_log_level(tmp_path: Path) -> None:
+    code = (
+        "import logging\n"
+        "from engramdb.compat.cognee.shared.logging_utils import setup_logging\n"
+        "logger = setup_logging(name='prog')\n"
+        "print(logging.getLevelName(logging.getLogger().level), logger.name)\n"
+    )
+    env = {**_env(tmp_path), "LOG_LEVEL": "debug"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["DEBUG", "prog"]
