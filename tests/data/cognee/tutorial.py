@@ -5,7 +5,9 @@ import asyncio
 import sys
 
 import cognee
+from cognee.modules.engine.operations.setup import setup
 from cognee.modules.search.types import SearchType
+from cognee.modules.users.methods import get_default_user
 from cognee.shared.logging_utils import ERROR, get_logger, setup_logging
 
 logger = get_logger()
@@ -15,6 +17,8 @@ async def main():
     # Start from a clean slate
     await cognee.prune.prune_data()
     await cognee.prune.prune_system(metadata=True)
+    await setup()
+    user = await get_default_user()
 
     text = """
     Natural language processing (NLP) is an interdisciplinary subfield of computer science.
@@ -25,7 +29,9 @@ async def main():
     await cognee.cognify()
 
     query = sys.argv[1] if len(sys.argv) > 1 else "Who logs the passing ships?"
-    results = await cognee.search(query_text=query, query_type=SearchType.CHUNKS, top_k=1)
+    results = await cognee.search(
+        query_text=query, query_type=SearchType.CHUNKS, top_k=1, user=user
+    )
     for result in results:
         print("CHUNK:", result["text"].strip().replace("\n", " "))
 

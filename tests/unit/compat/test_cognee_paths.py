@@ -53,3 +53,18 @@ def test_signatures_follow_cognee() -> None:
     assert search["query_type"].default is engramdb.SearchType.HYBRID_COMPLETION
     assert search["top_k"].default == 15
     assert inspect.signature(engramdb.cognify).parameters["datasets"].default is None
+
+
+async def test_get_default_user_is_the_user_the_verbs_run_as() -> None:
+    from engramdb.compat.cognee.modules.engine.operations.setup import setup
+    from engramdb.compat.cognee.modules.users.methods import get_default_user
+    from engramdb.engine import get_engine
+
+    await setup()
+    assert await get_engine().store.exists() is False  # tables only, as cognee's setup()
+    user = await get_default_user()
+    assert user.is_default
+    added = await engramdb.add("Owls hunt at night.", user=user)
+    (dataset,) = await engramdb.list_datasets()
+    assert dataset.id == added.dataset_id and dataset.owner_id == user.id
+    assert await get_default_user() == user
