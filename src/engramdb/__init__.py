@@ -49,11 +49,13 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, session
+    from engramdb import access, prune, session
     from engramdb.engine import Engine
     from engramdb.facade import (
+        add,
         authenticate,
         check,
+        cognify,
         create_api_key,
         create_user,
         forget,
@@ -74,6 +76,7 @@ if _typing.TYPE_CHECKING:
         resolve_conflict,
         revoke,
         revoke_api_key,
+        search,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -108,6 +111,9 @@ _LAZY = {
     "list_grants": "engramdb.facade",
     "list_users": "engramdb.facade",
     "check": "engramdb.facade",
+    "add": "engramdb.facade",
+    "cognify": "engramdb.facade",
+    "search": "engramdb.facade",
     "serve": "engramdb.remote",
     "disconnect": "engramdb.remote",
     "remember": "engramdb.facade",
@@ -145,11 +151,13 @@ _LAZY = {
     "FeedbackEntry": "engramdb.sessions.entries",
 }
 
-#: Public names that are modules: ``engramdb.session`` (session verbs) and ``engramdb.memory``
-#: (typed session entries, the reference's ``cognee.memory``).
+#: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
+#: (cognee's resets) and ``engramdb.memory`` (typed session entries, the reference's
+#: ``cognee.memory``).
 _LAZY_MODULES = {
     "access": "engramdb.access",
     "session": "engramdb.session",
+    "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
 }
 
@@ -208,8 +216,10 @@ __all__ = [
     "TraceEntry",
     "__version__",
     "access",
+    "add",
     "authenticate",
     "check",
+    "cognify",
     "config",
     "create_api_key",
     "create_user",
@@ -226,6 +236,7 @@ __all__ = [
     "list_users",
     "load_skill",
     "memory",
+    "prune",
     "recall",
     "remember",
     "remember_skill",
@@ -233,6 +244,7 @@ __all__ = [
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
+    "search",
     "serve",
     "session",
     "visualize_graph",

@@ -99,6 +99,9 @@ class Engine:
     grant = EngineVerb("grant")
     revoke = EngineVerb("revoke")
     list_grants = EngineVerb("list_grants")
+    add = EngineVerb("add")
+    cognify = EngineVerb("cognify")
+    search = EngineVerb("search")
 
     def __init__(
         self,
@@ -133,6 +136,11 @@ class Engine:
     def session(self) -> EngineNamespace:
         """The session verbs on this engine (``await mem.session.get_session("chat-1")``)."""
         return EngineNamespace(self, "engramdb.session")
+
+    @property
+    def prune(self) -> EngineNamespace:
+        """cognee's resets on this engine (``await mem.prune.prune_system(metadata=True)``)."""
+        return EngineNamespace(self, "engramdb.prune")
 
     async def __aenter__(self) -> Engine:
         return self

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from engramdb.ingest.pipeline import ProgressCallback
 
 __all__ = [
+    "add",
     "authenticate",
     "check",
+    "cognify",
     "create_api_key",
     "create_user",
     "find_user",
@@ -47,6 +49,7 @@ __all__ = [
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
+    "search",
     "verb_function",
     "verb_functions",
     "visualize_graph",
@@ -108,6 +111,9 @@ revoke_api_key = _top["revoke_api_key"]
 grant = _top["grant"]
 revoke = _top["revoke"]
 list_grants = _top["list_grants"]
+add = _top["add"]
+cognify = _top["cognify"]
+search = _top["search"]
 
 
 async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:

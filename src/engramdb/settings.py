@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     #: How long a writer waits for the per-dataset lock before giving up (seconds).
     engramdb_lock_timeout: float = Field(default=600.0, gt=0)
 
+    #: The level cognee's ``setup_logging()`` uses when called without one (the reference's
+    #: ``LOG_LEVEL``); engramdb itself never configures logging.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+
     # --- embeddings (names as in the reference) --------------------------------------------
     embedding_provider: Literal["onnx", "openai", "fake"] = "onnx"
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -119,6 +123,11 @@ class Settings(BaseSettings):
     @classmethod
     def _expand_dir(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_name(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("improve_stages_disabled", mode="after")
     @classmethod

@@ -12,6 +12,7 @@ from uuid import UUID
 
 import typer
 
+from engramdb.cli.cognee import register as register_cognee
 from engramdb.errors import EngramError
 
 __all__ = ["app", "main"]
@@ -495,6 +496,9 @@ def mcp_command(
         )
         raise typer.Exit(code=2)
     run(transport, host=host, port=port, api_key=api_key, allow_files=allow_files)
+
+
+register_cognee(app)
 
 
 def main() -> None:

@@ -13,6 +13,9 @@ build failed              no graph-writing run completed and the last     build_
                           graph-writing attempt errored
 ========================  ==============================================  ==================
 
+A dataset whose inputs were only staged (``add()`` without ``cognify()``) reads as warm: staging
+says nothing about the graph.
+
 Datasets that already hold at least ``RECALL_WARMUP_THRESHOLD`` documents read as warm whatever
 their runs say (engramdb writes each document atomically, so an errored run can leave complete,
 searchable documents behind). Only warm verdicts are cached (per process), so the first recall
@@ -79,6 +82,12 @@ async def check_warmup(
         logger.warning("warm-up probe failed; searching normally", exc_info=True)
         return None
     building = any(r.status in (RunStatus.COMPLETED, RunStatus.STARTED) for r in runs)
+    if not runs and not building:
+        try:  # added but not built yet (cognee's add() before cognify()): fail safe to warm
+            building = await store.count_staged(list(key)) > 0
+        except Exception:  # fail-open by contract
+            logger.warning("warm-up probe failed; searching normally", exc_info=True)
+            return None
     if building or (count >= threshold and count > 0):
         cache.mark_warm(key)
         return None

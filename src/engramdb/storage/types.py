@@ -24,6 +24,7 @@ __all__ = [
     "IntegrityReport",
     "MentionCount",
     "ScoredId",
+    "StagedItem",
     "StoredApiKey",
     "Subgraph",
     "VectorRow",
@@ -42,6 +43,25 @@ class VectorRow:
     node_id: UUID
     collection: str
     vector: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class StagedItem:
+    """An input added to a dataset and not built into its graph yet (cognee's ``add()``).
+
+    ``content_hash`` is the input's identity in its dataset, as for data records; ``options``
+    holds what the ingestion will need (importance weight, node set, external metadata, the
+    loader's facts), JSON-serialisable.
+    """
+
+    dataset_id: UUID
+    content_hash: str
+    name: str
+    text: str
+    mime_type: str
+    size_bytes: int
+    source_path: str | None = None
+    options: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ See :mod:`engramdb.verbs.spec` for what is derived from a verb.
 from __future__ import annotations
 
 from typing import Any, Literal
+from uuid import UUID
 
 from pydantic import Field
 
@@ -30,6 +31,13 @@ from engramdb.models.requests.access import (
     ListUsersRequest,
     RevokeApiKeyRequest,
     RevokeRequest,
+)
+from engramdb.models.requests.classic import (
+    AddRequest,
+    CognifyRequest,
+    PruneDataRequest,
+    PruneSystemRequest,
+    SearchRequest,
 )
 from engramdb.models.requests.graph import (
     GetGraphRequest,
@@ -79,6 +87,7 @@ __all__ = [
 ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 
 _SESSION = "engramdb.session"
+_PRUNE = "engramdb.prune"
 _API = "/api/v1"
 
 
@@ -154,6 +163,18 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.datasets:list_datasets",
         list[Dataset],
         http=Http("GET", f"{_API}/datasets", tags=("datasets",)),
+    ),
+    # -- cognee's classic verbs (in-process only for now) --------------------------------------
+    Verb("add", AddRequest, "engramdb.api.add:add", RememberResult),
+    Verb("cognify", CognifyRequest, "engramdb.api.cognify:cognify", dict[UUID, RememberResult]),
+    Verb("search", SearchRequest, "engramdb.api.search:search", list[Any]),
+    Verb("prune_data", PruneDataRequest, "engramdb.api.prune:prune_data", None, namespace=_PRUNE),
+    Verb(
+        "prune_system",
+        PruneSystemRequest,
+        "engramdb.api.prune:prune_system",
+        None,
+        namespace=_PRUNE,
     ),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(

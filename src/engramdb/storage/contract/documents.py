@@ -16,6 +16,7 @@ from engramdb.models.records import DataRecord, Dataset, Edge, Node, User
 from engramdb.storage.types import (
     DeleteReport,
     DocumentWrite,
+    StagedItem,
     Subgraph,
 )
 
@@ -98,6 +99,27 @@ class DocumentStore(ABC):
     @abstractmethod
     async def delete_data(self, data_id: UUID) -> DeleteReport:
         """Delete one data item and everything only it supported, in one transaction."""
+
+    # --- staged inputs (added, not built yet) ----------
+
+    @abstractmethod
+    async def stage_data(self, items: Sequence[StagedItem]) -> int:
+        """Stage inputs for a later build, committed together. An item whose
+        ``(dataset_id, content_hash)`` is already staged is skipped (the first one is kept), as
+        is one whose dataset no longer exists. Returns how many rows were added. Staged items
+        are deleted with their dataset (and by ``delete_everything``)."""
+
+    @abstractmethod
+    async def list_staged(self, dataset_id: UUID) -> list[StagedItem]:
+        """The staged items of a dataset, in the order they were staged."""
+
+    @abstractmethod
+    async def unstage(self, dataset_id: UUID, content_hashes: Sequence[str]) -> int:
+        """Remove these staged items of the dataset (unknown hashes are ignored); how many."""
+
+    @abstractmethod
+    async def count_staged(self, dataset_ids: Sequence[UUID]) -> int:
+        """How many items are staged in these datasets (one indexed query)."""
 
     # --- reads ----------
 

@@ -321,7 +321,33 @@ _V4_ACCESS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_CORE, _V2_SESSIONS, _V3_DERIVED, _V4_ACCESS)
+_V5_STAGED = Migration(
+    5,
+    "staged inputs: added to a dataset, not built into its graph yet (cognee's add)",
+    (
+        """CREATE TABLE staged_data (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            dataset_id uuid NOT NULL REFERENCES datasets (id) ON DELETE CASCADE,
+            content_hash text NOT NULL,
+            name text NOT NULL,
+            text text NOT NULL,
+            mime_type text NOT NULL,
+            size_bytes bigint NOT NULL,
+            source_path text,
+            options jsonb NOT NULL DEFAULT '{}',
+            created_at timestamptz NOT NULL,
+            UNIQUE (dataset_id, content_hash)
+        )""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _V1_CORE,
+    _V2_SESSIONS,
+    _V3_DERIVED,
+    _V4_ACCESS,
+    _V5_STAGED,
+)
 LATEST_VERSION = latest_version(MIGRATIONS)
 
 

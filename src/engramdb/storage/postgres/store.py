@@ -61,12 +61,21 @@ from engramdb.storage.base import (
     IntegrityReport,
     MentionCount,
     ScoredId,
+    StagedItem,
     Subgraph,
 )
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
-from engramdb.storage.postgres import derived, documents, integrity, reads, records, vectors
+from engramdb.storage.postgres import (
+    derived,
+    documents,
+    integrity,
+    reads,
+    records,
+    staging,
+    vectors,
+)
 from engramdb.storage.postgres import sessions as session_sql
 from engramdb.storage.postgres.access import AccessMethods
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
@@ -270,6 +279,22 @@ class PostgresStore(AccessMethods, StoreCore):
 
     async def delete_everything(self) -> None:
         await self._db.write(documents.delete_everything)
+
+    # --- staged inputs ---------------------------------------------------------------------------
+
+    async def stage_data(self, items: Sequence[StagedItem]) -> int:
+        return await self._db.write(partial(staging.stage_data, items=list(items)))
+
+    async def list_staged(self, dataset_id: UUID) -> list[StagedItem]:
+        return await self._db.read(partial(staging.list_staged, dataset_id=dataset_id))
+
+    async def unstage(self, dataset_id: UUID, content_hashes: Sequence[str]) -> int:
+        return await self._db.write(
+            partial(staging.unstage, dataset_id=dataset_id, content_hashes=list(content_hashes))
+        )
+
+    async def count_staged(self, dataset_ids: Sequence[UUID]) -> int:
+        return await self._db.read(partial(staging.count_staged, dataset_ids=list(dataset_ids)))
 
     # --- data ------------------------------------------------------------------------------------
 

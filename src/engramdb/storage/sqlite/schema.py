@@ -342,6 +342,26 @@ _V7_ACCESS = Migration(
     ),
 )
 
+_V8_STAGED = Migration(
+    8,
+    "staged inputs: added to a dataset, not built into its graph yet (cognee's add)",
+    (
+        """CREATE TABLE staged_data (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            name TEXT NOT NULL,
+            text TEXT NOT NULL,
+            mime_type TEXT NOT NULL,
+            size_bytes INTEGER NOT NULL,
+            source_path TEXT,
+            options TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            UNIQUE (dataset_id, content_hash)
+        )""",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -350,6 +370,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V5_EDGE_INDEXES,
     _V6_DERIVED,
     _V7_ACCESS,
+    _V8_STAGED,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -62,6 +62,7 @@ from engramdb.storage.base import (
     IntegrityReport,
     MentionCount,
     ScoredId,
+    StagedItem,
     StoredApiKey,
     Subgraph,
 )
@@ -69,7 +70,7 @@ from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sqlite import access as access_sql
-from engramdb.storage.sqlite import derived, documents, graph, maintenance, records
+from engramdb.storage.sqlite import derived, documents, graph, maintenance, records, staging
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
@@ -195,6 +196,22 @@ class SqliteStore(StoreCore):
 
     async def delete_everything(self) -> None:
         await self._write(partial(documents.delete_everything, log_keep=self._log_keep))
+
+    # --- staged inputs --------------------------------------------------------------------------
+
+    async def stage_data(self, items: Sequence[StagedItem]) -> int:
+        return await self._write(partial(staging.stage_data, items=list(items)))
+
+    async def list_staged(self, dataset_id: UUID) -> list[StagedItem]:
+        return await self._read(partial(staging.list_staged, dataset_id=dataset_id))
+
+    async def unstage(self, dataset_id: UUID, content_hashes: Sequence[str]) -> int:
+        return await self._write(
+            partial(staging.unstage, dataset_id=dataset_id, content_hashes=list(content_hashes))
+        )
+
+    async def count_staged(self, dataset_ids: Sequence[UUID]) -> int:
+        return await self._read(partial(staging.count_staged, dataset_ids=list(dataset_ids)))
 
     # --- data ----------------------------------------------------------------------------------
 

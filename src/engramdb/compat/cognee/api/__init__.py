@@ -1,0 +1,1 @@
+"""``cognee.api`` over engramdb."""

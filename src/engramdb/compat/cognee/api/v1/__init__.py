@@ -1,0 +1,1 @@
+"""``cognee.api.v1`` over engramdb: the verbs' modules."""

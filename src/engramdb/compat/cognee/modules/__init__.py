@@ -1,0 +1,1 @@
+"""``cognee.modules`` over engramdb (only :mod:`.search.types`)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.engine`` over engramdb (only :mod:`.operations.setup`)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.engine.operations`` over engramdb (only :mod:`.setup`)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.search`` over engramdb (only :mod:`.types`)."""

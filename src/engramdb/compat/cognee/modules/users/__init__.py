@@ -1,0 +1,1 @@
+"""``cognee.modules.users`` over engramdb (only :mod:`.methods`)."""

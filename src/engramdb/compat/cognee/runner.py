@@ -1,0 +1,76 @@
+"""Run an unmodified cognee program on engramdb: ``engramdb run-cognee script.py [args...]``.
+
+For the running process only, :func:`run_cognee_script` installs an import hook that resolves
+``cognee`` and every ``cognee.<path>`` to ``engramdb.compat.cognee[.<path>]``, then runs the
+script as ``__main__``. ``import engramdb`` never installs it, so a real cognee installed beside
+engramdb keeps working in every other process. A cognee module path engramdb does not mirror
+fails to import with a ModuleNotFoundError that says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["CogneeAliasFinder", "run_cognee_script"]
+
+_ALIAS = "cognee"
+_TARGET = "engramdb.compat.cognee"
+
+
+class CogneeAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``cognee[.x]`` as the module ``engramdb.compat.cognee[.x]`` (the same object, so
+    ``cognee.add is engramdb.add``)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
+            return None
+        real = _TARGET + fullname[len(_ALIAS) :]
+        try:
+            found = importlib.util.find_spec(real)
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            raise ModuleNotFoundError(
+                f"engramdb does not provide cognee's module {fullname!r} yet (the cognee "
+                "compatibility layer mirrors the paths listed in docs/migrating-from-cognee.md)",
+                name=fullname,
+            )
+        return importlib.machinery.ModuleSpec(
+            fullname, self, is_package=found.submodule_search_locations is not None
+        )
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        real = importlib.import_module(_TARGET + spec.name[len(_ALIAS) :])
+        spec.loader_state = real.__spec__
+        return real
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system stamped the alias's spec on the real module: give it back its own.
+        alias = module.__spec__
+        if alias is not None and alias.loader_state is not None:
+            module.__spec__ = alias.loader_state
+
+
+def run_cognee_script(script: str | Path, args: Sequence[str] = ()) -> None:
+    """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and cognee's imports
+    resolved to engramdb (this process only). SystemExit from the script propagates."""
+    path = Path(script)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such cognee program: {path}")
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    sys.meta_path.insert(0, CogneeAliasFinder())
+    runpy.run_path(str(path), run_name="__main__")

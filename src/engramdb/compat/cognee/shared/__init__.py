@@ -1,0 +1,1 @@
+"""``cognee.shared`` over engramdb (only :mod:`.logging_utils`)."""

@@ -1,0 +1,213 @@
+"""The request models of cognee's classic verbs: ``add``, ``cognify``, ``search`` and ``prune``.
+
+Their options are cognee's, with cognee's names, order and defaults, so that a program written
+for cognee calls them unchanged. Options engramdb cannot honour are declared too (a program
+that passes them gets a clear :class:`~engramdb.errors.FeatureNotAvailableError` naming what to
+use instead, never a silent ignore): :data:`UNSUPPORTED` says which value each one accepts.
+None of these verbs crosses HTTP yet: their options are local.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+from uuid import UUID
+
+from pydantic import Field, SkipValidation, field_validator
+
+from engramdb.models.requests.common import (
+    LOCAL,
+    MAX_ITEMS,
+    MAX_TOP_K,
+    SessionId,
+    Strict,
+    UserOption,
+    VerbRequest,
+)
+from engramdb.models.search_type import SearchType
+
+__all__ = [
+    "COGNEE_DEFAULT_PROMPT",
+    "UNSUPPORTED",
+    "AddRequest",
+    "CognifyRequest",
+    "PruneDataRequest",
+    "PruneSystemRequest",
+    "SearchRequest",
+]
+
+#: cognee's default ``system_prompt_path``: a prompt file inside cognee, meaning "the default".
+COGNEE_DEFAULT_PROMPT = "answer_simple_question.txt"
+
+_OPAQUE = Field(default=None, json_schema_extra=LOCAL)
+
+
+def _local(default: Any) -> Any:
+    return Field(default=default, json_schema_extra=LOCAL)
+
+
+class AddRequest(VerbRequest):
+    """``add()``: store inputs in a dataset without building its graph (``cognify()`` does)."""
+
+    positional: ClassVar[tuple[str, ...]] = ("data", "dataset_name")
+
+    data: SkipValidation[Any] = Field(
+        description="A text, a file path, a directory, or a list of them."
+    )
+    dataset_name: Annotated[str, Field(min_length=1, max_length=128)] = "main_dataset"
+    user: UserOption = None
+    node_set: Annotated[list[str] | None, Field(max_length=100)] = None
+    vector_db_config: SkipValidation[Any] = _OPAQUE
+    graph_db_config: SkipValidation[Any] = _OPAQUE
+    dataset_id: UUID | None = None
+    preferred_loaders: SkipValidation[Any] = _OPAQUE
+    incremental_loading: Annotated[bool, Strict] = True
+    data_per_batch: Annotated[int | None, Field(strict=True, ge=1)] = 20
+    importance_weight: Annotated[
+        float | None, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)
+    ] = 0.5
+    run_in_background: Annotated[bool, Strict] = False
+    llm_config: SkipValidation[Any] = _OPAQUE
+    embedding_config: SkipValidation[Any] = _OPAQUE
+    data_cache: Annotated[bool, Strict] = True
+
+
+class CognifyRequest(VerbRequest):
+    """``cognify()``: build the graph of what was added and not built yet."""
+
+    positional: ClassVar[tuple[str, ...]] = ("datasets",)
+
+    datasets: str | UUID | list[str] | list[UUID] | None = None
+    user: UserOption = None
+    graph_model: SkipValidation[Any] = _OPAQUE
+    #: A chunker class or instance of engramdb's (TextChunker, TextChunkerWithOverlap, ...).
+    chunker: SkipValidation[Any] = _OPAQUE
+    chunk_size: Annotated[int | None, Field(strict=True, ge=8)] = None
+    chunks_per_batch: Annotated[int | None, Field(strict=True, ge=1)] = None
+    config: SkipValidation[Any] = _OPAQUE
+    vector_db_config: SkipValidation[Any] = _OPAQUE
+    graph_db_config: SkipValidation[Any] = _OPAQUE
+    run_in_background: Annotated[bool, Strict] = False
+    incremental_loading: Annotated[bool, Strict] = True
+    custom_prompt: str | None = None
+    temporal_cognify: Annotated[bool, Strict] = False
+    functional_relationships: SkipValidation[Any] = _OPAQUE
+    data_per_batch: Annotated[int, Field(strict=True, ge=1)] = 20
+    llm_config: SkipValidation[Any] = _OPAQUE
+    embedding_config: SkipValidation[Any] = _OPAQUE
+    data_cache: Annotated[bool, Strict] = True
+    dry_run: Annotated[bool, Strict] = False
+
+
+class SearchRequest(VerbRequest):
+    """``search()``: cognee's search over engramdb's recall, with cognee's result shapes."""
+
+    positional: ClassVar[tuple[str, ...]] = ("query_text", "query_type")
+
+    query_text: Annotated[str, Field(strict=True)]
+    query_type: SearchType = SearchType.HYBRID_COMPLETION
+    user: UserOption = None
+    datasets: str | list[str] | None = None
+    dataset_ids: UUID | list[UUID] | None = None
+    system_prompt_path: str = _local(COGNEE_DEFAULT_PROMPT)
+    system_prompt: str | None = None
+    top_k: Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)] = 15
+    node_type: SkipValidation[Any] = _OPAQUE
+    node_name: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
+    node_name_filter_operator: Literal["OR", "AND"] = "OR"
+    only_context: Annotated[bool, Strict] = False
+    session_id: SessionId = None
+    wide_search_top_k: Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)] = None
+    triplet_distance_penalty: Annotated[
+        float | None, Field(strict=True, ge=0.0, allow_inf_nan=False)
+    ] = None
+    feedback_influence: Annotated[
+        float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)
+    ] = 0.0
+    verbose: Annotated[bool, Strict] = False
+    retriever_specific_config: dict[str, Any] | None = None
+    neighborhood_depth: SkipValidation[Any] = _OPAQUE
+    neighborhood_seed_top_k: SkipValidation[Any] = _OPAQUE
+    skills: SkipValidation[Any] = _OPAQUE
+    tools: SkipValidation[Any] = _OPAQUE
+    max_iter: SkipValidation[Any] = _OPAQUE
+    include_references: Annotated[bool, Strict] = False
+    llm_config: SkipValidation[Any] = _OPAQUE
+    embedding_config: SkipValidation[Any] = _OPAQUE
+    code_query: dict[str, Any] | None = None
+
+    @field_validator("query_type", mode="before")
+    @classmethod
+    def _search_type_name(cls, value: object) -> object:
+        """A SearchType of cognee's that engramdb lacks is refused by the handler, by name."""
+        if isinstance(value, str) and not isinstance(value, SearchType):
+            try:
+                return SearchType(value.upper())
+            except ValueError:
+                valid = ", ".join(t.value for t in SearchType)
+                raise ValueError(
+                    f"unknown query_type {value!r}; valid types are: {valid}"
+                ) from None
+        return value
+
+
+class PruneDataRequest(VerbRequest):
+    """``prune.prune_data()``: delete every stored data item (cognee's stored files)."""
+
+
+class PruneSystemRequest(VerbRequest):
+    """``prune.prune_system()``: reset the graph and vectors, and optionally the metadata
+    (users, datasets, keys, grants) and the cache (sessions)."""
+
+    positional: ClassVar[tuple[str, ...]] = ("graph", "vector", "metadata", "cache")
+
+    graph: Annotated[bool, Strict] = True
+    vector: Annotated[bool, Strict] = True
+    metadata: Annotated[bool, Strict] = False
+    cache: Annotated[bool, Strict] = True
+
+
+#: Options engramdb does not honour: verb -> option -> (the value it accepts, what to use
+#: instead). Any other value raises FeatureNotAvailableError with that advice.
+UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
+    "add": {
+        "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
+        "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
+        "preferred_loaders": (None, "engramdb picks its loader by file type"),
+        "incremental_loading": (True, "content already present is always skipped"),
+        "llm_config": (None, "configure the LLM with LLM_* variables or config.set"),
+        "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
+    },
+    "cognify": {
+        "graph_model": (
+            None,
+            "engramdb extracts its own entity graph (custom graph models are not available yet)",
+        ),
+        "config": (None, "configure engramdb with config.set or environment variables"),
+        "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
+        "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
+        "incremental_loading": (True, "forget() the dataset and add it again to rebuild it"),
+        "custom_prompt": (None, "engramdb uses its own extraction prompt"),
+        "temporal_cognify": (
+            False,
+            "search with SearchType.TEMPORAL: dates are indexed by every cognify",
+        ),
+        "functional_relationships": (None, "engramdb extracts its own relations"),
+        "llm_config": (None, "configure the LLM with LLM_* variables or config.set"),
+        "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
+        "dry_run": (
+            False,
+            "add() reports what cognify() will build (its items are "
+            "'pending'); call cognify() to build it",
+        ),
+    },
+    "search": {
+        "node_type": (None, "filter by node_name"),
+        "neighborhood_depth": (None, "use SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION"),
+        "neighborhood_seed_top_k": (None, "use top_k"),
+        "skills": (None, "use recall() with scope='tools' or SearchType.SKILLS"),
+        "tools": (None, "use recall() with scope='tools'"),
+        "max_iter": (None, "use recall(query_type=SearchType.AGENTIC_COMPLETION)"),
+        "llm_config": (None, "configure the LLM with LLM_* variables or config.set"),
+        "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
+    },
+}
