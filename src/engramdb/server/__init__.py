@@ -30,7 +30,10 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info") -> None:
-    """Serve the REST API with uvicorn until interrupted."""
+    """Serve the REST API with uvicorn until interrupted, on an engine of the current settings
+    that is closed (its WAL checkpointed) when the server stops."""
     import uvicorn
 
-    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)
+    from engramdb.engine import Engine
+
+    uvicorn.run(create_app(Engine()), host=host, port=port, log_level=log_level)

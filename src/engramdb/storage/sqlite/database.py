@@ -16,6 +16,7 @@ sqlite3 errors are translated into :mod:`engramdb.errors` here, at the boundary.
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import sqlite3
 import threading
@@ -198,12 +199,23 @@ class Database:
                 raise translate_error(exc, self.path) from exc
 
     def close(self) -> None:
+        """Close both connections, after moving the write-ahead log into the database file so a
+        copy of the ``.sqlite3`` file alone holds everything committed (best effort: a busy
+        database keeps its WAL, which SQLite replays on the next open)."""
         with self._write_lock, self._read_lock:
             self._closed = True
+            if self._writer is not None:
+                try:
+                    self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.Error:
+                    logger.warning("could not checkpoint the WAL of %s on close", self.path.name)
             for conn in (self._writer, self._reader):
                 if conn is not None:
                     conn.close()
             self._writer = self._reader = None
+
+
+logger = logging.getLogger(__name__)
 
 
 def _backoff(attempt: int) -> float:
