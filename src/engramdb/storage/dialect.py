@@ -60,6 +60,8 @@ class SqlDialect:
     greatest: str
     #: What makes text order byte-wise (SQLite's default already is).
     binary_collation: str
+    #: The column that orders a table's rows by insertion (``rowid``; PostgreSQL's ``seq``).
+    row_order: str
 
     def params(self, count: int) -> str:
         """``count`` placeholders separated by commas."""
@@ -99,9 +101,14 @@ class SqlDialect:
         return head + "UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in update)
 
 
-SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="")
+SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="", row_order="rowid")
 POSTGRES = SqlDialect(
-    "postgres", "%s", "::jsonb", greatest="greatest", binary_collation=' COLLATE "C"'
+    "postgres",
+    "%s",
+    "::jsonb",
+    greatest="greatest",
+    binary_collation=' COLLATE "C"',
+    row_order="seq",
 )
 
 

@@ -12,7 +12,7 @@ of :class:`.database.Database` (psycopg 3, async, one connection pool per event 
 * :mod:`.vectors` — pgvector encoding, HNSW indexes, filtered ANN search;
 * :mod:`.sessions` — the session store; :mod:`.derived` — improve()'s derived graph data;
 * :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks;
-* :mod:`.access` — administrator flags, API keys and grants (mixed in as ``AccessMethods``).
+* shared units of work (:mod:`engramdb.storage.sql`) run through :mod:`.units`.
 
 Nothing happens on construction: the server is contacted on first use, and the database, the
 pgvector extension, the schema and its tables are created only by :meth:`PostgresStore.setup`.
@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 import psycopg
@@ -68,7 +68,6 @@ from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres import derived, documents, integrity, reads, records, vectors
 from engramdb.storage.postgres import sessions as session_sql
-from engramdb.storage.postgres.access import AccessMethods
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
 from engramdb.storage.postgres.database import (
     Conn,
@@ -80,10 +79,14 @@ from engramdb.storage.postgres.locks import AdvisoryLocks
 from engramdb.storage.postgres.query import run_read_only
 from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql.unit import UnitFactory
 
 __all__ = ["PostgresStore"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: How long the common words' statistics are reused before they are read again (seconds).
 _WORD_SHARES_TTL_S = 300.0
@@ -98,7 +101,7 @@ _PGVECTOR_INSTALL_HINT = (
 )
 
 
-class PostgresStore(AccessMethods, StoreCore):
+class PostgresStore(StoreCore):
     """The store in one PostgreSQL database with pgvector, safe to share between processes and
     hosts. ``url`` is a ``postgresql://`` URL (see :mod:`.config` for engramdb's parameters);
     ``exact_search_limit`` is how many candidate vectors a search may scan exactly before it
@@ -122,6 +125,12 @@ class PostgresStore(AccessMethods, StoreCore):
     @property
     def schema(self) -> str:
         return self._target.schema
+
+    async def _read_unit(self, unit: UnitFactory[T], *, snapshot: bool = False) -> T:
+        return await self._db.read(partial(run_unit, unit=unit), snapshot=snapshot)
+
+    async def _write_unit(self, unit: UnitFactory[T]) -> T:
+        return await self._db.write(partial(run_unit, unit=unit))
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -245,9 +254,6 @@ class PostgresStore(AccessMethods, StoreCore):
 
     async def create_user(self, email: str) -> User:
         return await self._db.write(partial(records.create_user, email=email))
-
-    async def get_user(self, user_id: UUID) -> User | None:
-        return await self._db.read(partial(records.user_by_id, user_id=user_id))
 
     # --- datasets --------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside
 * :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
 * :mod:`.sessions` — the session store (Q&A entries, feedback, marks, traces, guidance).
 * :mod:`.derived` — improve()'s derived graph data, feedback weights and improve state.
-* :mod:`.access` — administrator flags, API keys (hashed) and dataset grants.
+* shared units of work (:mod:`engramdb.storage.sql`: access, ...) run through :mod:`.units`.
 
 Nothing happens on construction: the file is opened on first use, and created only by
 :meth:`SqliteStore.setup`.
@@ -30,7 +30,6 @@ from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 from engramdb.errors import EmbeddingMismatchError
-from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import (
     DataRecord,
     Dataset,
@@ -62,13 +61,12 @@ from engramdb.storage.base import (
     IntegrityReport,
     MentionCount,
     ScoredId,
-    StoredApiKey,
     Subgraph,
 )
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
-from engramdb.storage.sqlite import access as access_sql
+from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import derived, documents, graph, maintenance, records
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
@@ -76,6 +74,7 @@ from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
 from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
+from engramdb.storage.sqlite.units import run_unit
 from engramdb.storage.sqlite.vector_cache import VectorCache
 
 __all__ = ["SqliteStore"]
@@ -119,6 +118,13 @@ class SqliteStore(StoreCore):
 
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self._db.read, work)
+
+    async def _read_unit(self, unit: UnitFactory[T], *, snapshot: bool = False) -> T:
+        """Every read transaction is one WAL snapshot, ``snapshot`` or not."""
+        return await self._read(partial(run_unit, unit=unit))
+
+    async def _write_unit(self, unit: UnitFactory[T]) -> T:
+        return await self._write(partial(run_unit, unit=unit))
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -168,9 +174,6 @@ class SqliteStore(StoreCore):
 
     async def create_user(self, email: str) -> User:
         return await self._write(partial(records.create_user, email=email))
-
-    async def get_user(self, user_id: UUID) -> User | None:
-        return await self._read(partial(records.user_by_id, user_id=user_id))
 
     # --- datasets ------------------------------------------------------------------------------
 
@@ -587,57 +590,4 @@ class SqliteStore(StoreCore):
                 dataset_id=dataset_id,
                 exclude_relations=list(exclude_relations),
             )
-        )
-
-    # --- users, api keys, grants (issue 6; SQL in :mod:`.access`) ------------------------------
-
-    async def find_user_by_email(self, email: str) -> User | None:
-        return await self._read(partial(access_sql.user_by_email, email=email))
-
-    async def list_users(self) -> list[User]:
-        return await self._read(access_sql.list_users)
-
-    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
-        return await self._write(
-            partial(access_sql.set_user_admin, user_id=user_id, is_admin=is_admin)
-        )
-
-    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
-        return await self._write(partial(access_sql.add_api_key, key=key, secret_hash=secret_hash))
-
-    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
-        return await self._read(partial(access_sql.get_api_key, key_id=key_id))
-
-    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
-        return await self._read(partial(access_sql.list_api_keys, user_id=user_id))
-
-    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
-        return await self._write(partial(access_sql.revoke_api_key, key_id=key_id))
-
-    async def add_grant(self, grant: Grant) -> Grant:
-        return await self._write(partial(access_sql.add_grant, grant=grant))
-
-    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
-        return await self._write(
-            partial(
-                access_sql.remove_grant,
-                dataset_id=dataset_id,
-                grantee_id=grantee_id,
-                permission=permission,
-            )
-        )
-
-    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
-        return await self._read(partial(access_sql.list_grants, dataset_id=dataset_id))
-
-    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
-        return await self._read(
-            partial(access_sql.granted_permissions, dataset_id=dataset_id, grantee_id=grantee_id)
-        )
-
-    async def list_granted_datasets(
-        self, grantee_id: UUID, permission: str | None = None
-    ) -> list[Dataset]:
-        return await self._read(
-            partial(access_sql.list_granted_datasets, grantee_id=grantee_id, permission=permission)
         )

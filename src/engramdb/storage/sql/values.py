@@ -1,0 +1,39 @@
+"""Reading values back from either backend's rows.
+
+psycopg returns ``UUID``, aware ``datetime`` and decoded ``jsonb``; sqlite3 returns the text
+and integers the SQLite store writes (times as fixed-width ISO-8601 UTC). Each reader accepts
+both, so one row converter serves both backends.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+__all__ = ["as_json", "as_time", "as_uuid", "maybe_time"]
+
+
+def as_uuid(value: Any) -> UUID:
+    return value if isinstance(value, UUID) else UUID(str(value))
+
+
+def as_time(value: Any) -> datetime:
+    """An aware UTC datetime (naive values are taken to be UTC)."""
+    parsed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def maybe_time(value: Any) -> datetime | None:
+    return None if value is None else as_time(value)
+
+
+def as_json(value: Any, default: Any) -> Any:
+    """A JSON object or array column's value: decoded already (``jsonb``) or JSON text
+    (SQLite). Not for columns that may hold a JSON string scalar."""
+    if value is None or value == "":
+        return default
+    return json.loads(value) if isinstance(value, str) else value
