@@ -16,48 +16,27 @@ from __future__ import annotations
 import socket
 from abc import abstractmethod
 from collections.abc import Sequence
-from functools import partial
-from typing import Literal, TypeVar
+from typing import Literal
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
-from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import Dataset, Edge, Node, PipelineRun, RunStatus, User
 from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
-from engramdb.storage.sql import access
-from engramdb.storage.sql.unit import UnitFactory
-from engramdb.storage.types import (
-    FeedbackReport,
-    FeedbackUpdate,
-    FloatArray,
-    ScoredId,
-    StoredApiKey,
-    Subgraph,
-)
+from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.sessions import SessionReads
+from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
 
 __all__ = ["StoreCore"]
 
-T = TypeVar("T")
 
-
-class StoreCore(Store):
-    """Rules and argument checks shared by every backend (see the module docstring)."""
+class StoreCore(AccessMethods, SessionReads, Store):
+    """Rules and argument checks shared by every backend (see the module docstring); the
+    methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 
     def __init__(self) -> None:
         self._hostname = socket.gethostname()
-
-    # --- the port: run a shared unit of work (:mod:`engramdb.storage.sql`) -------------------
-
-    @abstractmethod
-    async def _read_unit(self, unit: UnitFactory[T], *, snapshot: bool = False) -> T:
-        """Run ``unit()`` in one read transaction (``snapshot``: its statements see one
-        snapshot); the factory may be called again when the transaction is retried."""
-
-    @abstractmethod
-    async def _write_unit(self, unit: UnitFactory[T]) -> T:
-        """Run ``unit()`` in one read-write transaction (retried as :meth:`_read_unit`)."""
 
     # --- users and datasets: find, else create (the create is idempotent under races) --------
 
@@ -299,54 +278,3 @@ class StoreCore(Store):
     async def _apply_feedback_weights(
         self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
     ) -> FeedbackReport: ...
-
-    # --- users, api keys, grants (units in :mod:`engramdb.storage.sql.access`) ----------------
-
-    async def get_user(self, user_id: UUID) -> User | None:
-        return await self._read_unit(partial(access.user_by_id, self.dialect, user_id))
-
-    async def find_user_by_email(self, email: str) -> User | None:
-        return await self._read_unit(partial(access.user_by_email, self.dialect, email))
-
-    async def list_users(self) -> list[User]:
-        return await self._read_unit(partial(access.list_users, self.dialect))
-
-    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
-        return await self._write_unit(
-            partial(access.set_user_admin, self.dialect, user_id, is_admin)
-        )
-
-    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
-        return await self._write_unit(partial(access.add_api_key, self.dialect, key, secret_hash))
-
-    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
-        return await self._read_unit(partial(access.get_api_key, self.dialect, key_id))
-
-    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
-        return await self._read_unit(partial(access.list_api_keys, self.dialect, user_id))
-
-    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
-        return await self._write_unit(partial(access.revoke_api_key, self.dialect, key_id))
-
-    async def add_grant(self, grant: Grant) -> Grant:
-        return await self._write_unit(partial(access.add_grant, self.dialect, grant))
-
-    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
-        return await self._write_unit(
-            partial(access.remove_grant, self.dialect, dataset_id, grantee_id, permission)
-        )
-
-    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
-        return await self._read_unit(partial(access.list_grants, self.dialect, dataset_id))
-
-    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
-        return await self._read_unit(
-            partial(access.granted_permissions, self.dialect, dataset_id, grantee_id)
-        )
-
-    async def list_granted_datasets(
-        self, grantee_id: UUID, permission: str | None = None
-    ) -> list[Dataset]:
-        return await self._read_unit(
-            partial(access.list_granted_datasets, self.dialect, grantee_id, permission)
-        )

@@ -16,10 +16,11 @@ statements are built once per dialect (``functools.cache``) so the hot write pat
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["POSTGRES", "SQLITE", "SqlDialect", "edge_upsert", "node_upsert"]
 
@@ -85,6 +86,22 @@ class SqlDialect:
         if self.name == "sqlite":
             return f"json_extract({column}, '$.{key}')"
         return f"({column} ->> '{key}')"
+
+    def array(self, column: str, source: str) -> str:
+        """The values of ``column`` over ``source`` (``FROM ... WHERE ...``) as one value: a
+        JSON array text in SQLite, an array in PostgreSQL (read with :func:`.sql.values.as_uuids`
+        and the like)."""
+        if self.name == "sqlite":
+            return f"(SELECT json_group_array({column}) {source})"
+        return f"ARRAY(SELECT {column} {source})"
+
+    def read_json(self, value: Any, default: Any) -> Any:
+        """A JSON column's value: psycopg decodes ``jsonb`` already, SQLite returns the text."""
+        if value is None:
+            return default
+        if self.name == "postgres":
+            return value
+        return default if value == "" else json.loads(value)
 
     def upsert(
         self, table: str, columns: Sequence[str], conflict: Sequence[str], update: Sequence[str]

@@ -8,12 +8,14 @@ concurrent granters all get the one stored row.
 
 from __future__ import annotations
 
+from functools import partial
 from uuid import UUID
 
 from engramdb.errors import ConflictError, NotFoundError, StorageError
 from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import Dataset, User, utcnow
 from engramdb.storage.dialect import SqlDialect
+from engramdb.storage.sql.port import UnitPort
 from engramdb.storage.sql.rows import (
     DATASET_COLUMNS,
     GRANT_COLUMNS,
@@ -28,6 +30,7 @@ from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.types import StoredApiKey
 
 __all__ = [
+    "AccessMethods",
     "add_api_key",
     "add_grant",
     "get_api_key",
@@ -192,3 +195,54 @@ def list_granted_datasets(
         *params,
     )
     return [row_to_dataset(row) for row in rows]
+
+
+class AccessMethods(UnitPort):
+    """The store's users, API keys and grants methods, each one unit above."""
+
+    async def get_user(self, user_id: UUID) -> User | None:
+        return await self._read_unit(partial(user_by_id, self.dialect, user_id))
+
+    async def find_user_by_email(self, email: str) -> User | None:
+        return await self._read_unit(partial(user_by_email, self.dialect, email))
+
+    async def list_users(self) -> list[User]:
+        return await self._read_unit(partial(list_users, self.dialect))
+
+    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
+        return await self._write_unit(partial(set_user_admin, self.dialect, user_id, is_admin))
+
+    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
+        return await self._write_unit(partial(add_api_key, self.dialect, key, secret_hash))
+
+    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
+        return await self._read_unit(partial(get_api_key, self.dialect, key_id))
+
+    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
+        return await self._read_unit(partial(list_api_keys, self.dialect, user_id))
+
+    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
+        return await self._write_unit(partial(revoke_api_key, self.dialect, key_id))
+
+    async def add_grant(self, grant: Grant) -> Grant:
+        return await self._write_unit(partial(add_grant, self.dialect, grant))
+
+    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
+        return await self._write_unit(
+            partial(remove_grant, self.dialect, dataset_id, grantee_id, permission)
+        )
+
+    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
+        return await self._read_unit(partial(list_grants, self.dialect, dataset_id))
+
+    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
+        return await self._read_unit(
+            partial(granted_permissions, self.dialect, dataset_id, grantee_id)
+        )
+
+    async def list_granted_datasets(
+        self, grantee_id: UUID, permission: str | None = None
+    ) -> list[Dataset]:
+        return await self._read_unit(
+            partial(list_granted_datasets, self.dialect, grantee_id, permission)
+        )

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-__all__ = ["as_json", "as_time", "as_uuid", "maybe_time"]
+__all__ = ["as_json", "as_time", "as_uuid", "as_uuids", "maybe_time"]
 
 
 def as_uuid(value: Any) -> UUID:
@@ -37,3 +37,9 @@ def as_json(value: Any, default: Any) -> Any:
     if value is None or value == "":
         return default
     return json.loads(value) if isinstance(value, str) else value
+
+
+def as_uuids(value: Any) -> list[UUID]:
+    """An array of ids: a PostgreSQL array, or JSON array text (SQLite)."""
+    items = as_json(value, [])
+    return [as_uuid(item) for item in items]

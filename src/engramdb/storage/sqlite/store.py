@@ -41,12 +41,10 @@ from engramdb.models.records import (
     utcnow,
 )
 from engramdb.models.sessions import (
-    ContextProfile,
     ContextRecord,
     EntryMark,
     FeedbackSource,
     QARecord,
-    SessionRecord,
     TraceRecord,
 )
 from engramdb.storage import statements as stmt
@@ -396,49 +394,6 @@ class SqliteStore(StoreCore):
     async def add_qa_entry(self, entry: QARecord) -> QARecord:
         return await self._write(partial(session_sql.add_qa_entry, entry=entry))
 
-    async def get_qa_entry(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord | None:
-        return await self._read(
-            partial(session_sql.get_qa_entry, user_id=user_id, session_id=session_id, qa_id=qa_id)
-        )
-
-    async def list_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[QARecord]:
-        return await self._read(
-            partial(
-                session_sql.list_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
-    async def count_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-    ) -> int:
-        return await self._read(
-            partial(
-                session_sql.count_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-            )
-        )
-
     async def set_qa_feedback(
         self,
         user_id: UUID,
@@ -468,81 +423,14 @@ class SqliteStore(StoreCore):
             )
         )
 
-    async def list_pending_ratings(
-        self,
-        user_id: UUID,
-        consumer: str,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-    ) -> list[QARecord]:
-        return await self._read(
-            partial(
-                session_sql.list_pending_ratings,
-                user_id=user_id,
-                consumer=consumer,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-            )
-        )
-
     async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
         return await self._write(partial(session_sql.mark_entries, consumer=consumer, marks=marks))
 
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
         return await self._write(partial(session_sql.add_trace_entry, entry=entry))
 
-    async def list_trace_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[TraceRecord]:
-        return await self._read(
-            partial(
-                session_sql.list_trace_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
     async def add_context_entry(self, entry: ContextRecord) -> tuple[ContextRecord, bool]:
         return await self._write(partial(session_sql.add_context_entry, entry=entry))
-
-    async def list_context_entries(
-        self,
-        user_id: UUID,
-        session_id: str,
-        *,
-        context_profile: ContextProfile | None = None,
-        unmarked_by: str | None = None,
-    ) -> list[ContextRecord]:
-        return await self._read(
-            partial(
-                session_sql.list_context_entries,
-                user_id=user_id,
-                session_id=session_id,
-                context_profile=context_profile,
-                unmarked_by=unmarked_by,
-            )
-        )
-
-    async def get_session(self, user_id: UUID, session_id: str) -> SessionRecord | None:
-        return await self._read(
-            partial(session_sql.get_session, user_id=user_id, session_id=session_id)
-        )
-
-    async def list_sessions(self, user_id: UUID) -> list[SessionRecord]:
-        return await self._read(partial(session_sql.list_sessions, user_id=user_id))
-
-    async def delete_session(self, user_id: UUID, session_id: str) -> bool:
-        return await self._write(
-            partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
-        )
 
     # --- derived graph data (see :mod:`.derived`) ----------------------------------------------
 
