@@ -25,13 +25,14 @@ from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
 from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
 from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
 
 __all__ = ["StoreCore"]
 
 
-class StoreCore(AccessMethods, SessionReads, Store):
+class StoreCore(RecordMethods, AccessMethods, SessionReads, Store):
     """Rules and argument checks shared by every backend (see the module docstring); the
     methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 
@@ -49,14 +50,6 @@ class StoreCore(AccessMethods, SessionReads, Store):
         if existing is not None:
             return existing
         return await self._create_dataset(owner_id, name)
-
-    @abstractmethod
-    async def _create_default_user(self) -> User:
-        """Insert the default user unless one exists (a concurrent insert wins); return it."""
-
-    @abstractmethod
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        """Insert the dataset unless the owner has one of that name; return the stored one."""
 
     # --- pipeline runs ---------------------------------------------------------------------------
 
@@ -86,22 +79,6 @@ class StoreCore(AccessMethods, SessionReads, Store):
         if not dataset_ids:
             return []
         return await self._list_runs(list(dict.fromkeys(dataset_ids)))
-
-    @abstractmethod
-    async def _record_run(self, run: PipelineRun) -> None: ...
-
-    @abstractmethod
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None: ...
-
-    @abstractmethod
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]: ...
 
     # --- graph reads: empty inputs answer without a query ----------------------------------
 

@@ -28,8 +28,9 @@ from engramdb.storage.base import (
 from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.reads import get_nodes
-from engramdb.storage.postgres.rows import EDGE_COLUMNS, row_to_edge, to_json
+from engramdb.storage.postgres.rows import EDGE_COLUMNS, to_json
 from engramdb.storage.postgres.sessions import mark_entries
+from engramdb.storage.sql.rows import row_to_edge
 
 __all__ = [
     "apply_feedback_weights",

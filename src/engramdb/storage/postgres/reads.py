@@ -39,10 +39,9 @@ from engramdb.storage.postgres.rows import (
     EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
     NODE_COLUMNS_BARE,
-    row_to_edge,
-    row_to_node,
 )
 from engramdb.storage.postgres.text import query_words, scope_query
+from engramdb.storage.sql.rows import row_to_edge, row_to_node
 
 __all__ = [
     "BM25_B",

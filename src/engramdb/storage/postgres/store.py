@@ -2,17 +2,19 @@
 
 One database holds records, graph, vectors (pgvector, HNSW) and full text (``tsvector``, GIN),
 so a document is written in one transaction, exactly as in the embedded store. This class is
-thin glue: every public coroutine runs a unit of work from a sibling module inside a transaction
-of :class:`.database.Database` (psycopg 3, async, one connection pool per event loop):
+thin glue: every public coroutine runs a unit of work inside a transaction of
+:class:`.database.Database` (psycopg 3, async, one connection pool per event loop). The SQL both
+backends share (users, datasets, data records, runs, cache, access, session reads) is in
+:mod:`engramdb.storage.sql`, whose units :mod:`.units` runs; the PostgreSQL-only SQL lives in
+the sibling modules:
 
 * :mod:`.config` — storage URLs; :mod:`.schema` — numbered migrations;
 * :mod:`.database` — pools, transactions, retries, error translation;
-* :mod:`.records` — users, datasets, data records, runs, cache; :mod:`.rows` — row conversion;
+* :mod:`.rows` — node/edge columns and JSON encoding;
 * :mod:`.documents` — write/delete documents; :mod:`.reads` — graph reads and BM25;
 * :mod:`.vectors` — pgvector encoding, HNSW indexes, filtered ANN search;
-* :mod:`.sessions` — the session store; :mod:`.derived` — improve()'s derived graph data;
-* :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks;
-* shared units of work (:mod:`engramdb.storage.sql`) run through :mod:`.units`.
+* :mod:`.sessions` — the session writes; :mod:`.derived` — improve()'s derived graph data;
+* :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks.
 
 Nothing happens on construction: the server is contacted on first use, and the database, the
 pgvector extension, the schema and its tables are created only by :meth:`PostgresStore.setup`.
@@ -33,13 +35,8 @@ from psycopg import errors, sql
 
 from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import (
-    DataRecord,
-    Dataset,
     Edge,
     Node,
-    PipelineRun,
-    RunStatus,
-    User,
 )
 from engramdb.models.sessions import (
     ContextRecord,
@@ -64,7 +61,7 @@ from engramdb.storage.base import (
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
-from engramdb.storage.postgres import derived, documents, integrity, reads, records, vectors
+from engramdb.storage.postgres import derived, documents, integrity, reads, vectors
 from engramdb.storage.postgres import sessions as session_sql
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
 from engramdb.storage.postgres.database import (
@@ -75,7 +72,6 @@ from engramdb.storage.postgres.database import (
 )
 from engramdb.storage.postgres.locks import AdvisoryLocks
 from engramdb.storage.postgres.query import run_read_only
-from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql.unit import UnitFactory
@@ -241,33 +237,7 @@ class PostgresStore(StoreCore):
 
     # --- users -----------------------------------------------------------------------------------
 
-    async def _create_default_user(self) -> User:
-        return await self._db.write(records.ensure_default_user)
-
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        return await self._db.write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
-
-    async def get_default_user(self) -> User | None:
-        return await self._db.read(records.default_user)
-
-    async def create_user(self, email: str) -> User:
-        return await self._db.write(partial(records.create_user, email=email))
-
     # --- datasets --------------------------------------------------------------------------------
-
-    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
-        return await self._db.read(partial(records.dataset_by_id, dataset_id=dataset_id))
-
-    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
-        return await self._db.read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
-
-    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
-        return await self._db.read(partial(records.list_datasets, owner_id=owner_id))
-
-    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
-        return await self._db.write(
-            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
-        )
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
         return await self._db.write(partial(documents.delete_dataset, dataset_id=dataset_id))
@@ -276,17 +246,6 @@ class PostgresStore(StoreCore):
         await self._db.write(documents.delete_everything)
 
     # --- data ------------------------------------------------------------------------------------
-
-    async def get_data(self, data_id: UUID) -> DataRecord | None:
-        return await self._db.read(partial(records.data_by_id, data_id=data_id))
-
-    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
-        return await self._db.read(
-            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
-        )
-
-    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
-        return await self._db.read(partial(records.list_data, dataset_id=dataset_id))
 
     async def write_document(self, doc: DocumentWrite) -> bool:
         prepared = documents.prepare(doc)
@@ -311,34 +270,6 @@ class PostgresStore(StoreCore):
         return await self._db.write(partial(documents.delete_data, data_id=data_id))
 
     # --- pipeline runs (record rules in :class:`.StoreCore`) ------------------------------------
-
-    async def _record_run(self, run: PipelineRun) -> None:
-        await self._db.write(partial(records.record_run, run=run))
-
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None:
-        await self._db.write(
-            partial(
-                records.finish_run,
-                run_id=run_id,
-                status=status,
-                error_class=error_class,
-                error_message=error_message,
-                counts=to_json(counts),
-            )
-        )
-
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
-        return await self._db.read(partial(records.list_runs, dataset_ids=dataset_ids))
-
-    async def reap_dead_runs(self) -> int:
-        return await self._db.write(partial(records.reap_dead_runs, hostname=self._hostname))
 
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
 
@@ -480,16 +411,6 @@ class PostgresStore(StoreCore):
         return self._locks.hold(name, timeout)
 
     # --- cache and diagnostics -------------------------------------------------------------------
-
-    async def cache_get(self, namespace: str, key: str) -> str | None:
-        return await self._db.read(partial(records.cache_get, namespace=namespace, key=key))
-
-    async def cache_put(
-        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
-    ) -> None:
-        await self._db.write(
-            partial(records.cache_put, namespace=namespace, key=key, value=value, data_id=data_id)
-        )
 
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._db.read(integrity.check_integrity, snapshot=True)

@@ -25,8 +25,9 @@ from engramdb.storage.base import (
     Subgraph,
 )
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
+from engramdb.storage.sql.rows import row_to_edge
 from engramdb.storage.sqlite.graph import get_nodes
-from engramdb.storage.sqlite.rows import EDGE_COLUMNS, row_to_edge, to_json, to_time
+from engramdb.storage.sqlite.rows import EDGE_COLUMNS, to_json, to_time
 from engramdb.storage.sqlite.sessions import mark_entries
 
 __all__ = [

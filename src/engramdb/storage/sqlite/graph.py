@@ -21,13 +21,12 @@ from uuid import UUID
 
 from engramdb.models.records import Edge, Node
 from engramdb.storage.base import ScoredId, Subgraph
+from engramdb.storage.sql.rows import row_to_edge, row_to_node
 from engramdb.storage.sqlite.rows import (
     EDGE_COLUMNS,
     EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
     NODE_COLUMNS_BARE,
-    row_to_edge,
-    row_to_node,
     to_json,
 )
 

@@ -3,16 +3,17 @@
 One file holds records, graph, vectors (float32 BLOBs) and full text (FTS5), so a document is
 written in one transaction. This class is thin glue: every public coroutine hands a synchronous
 unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside a transaction of
-:class:`.database.Database`. The SQL lives in the sibling modules:
+:class:`.database.Database`. The SQL both backends share (users, datasets, data records, runs,
+cache, access, session reads) is in :mod:`engramdb.storage.sql`, whose units :mod:`.units`
+runs; the SQLite-only SQL lives in the sibling modules:
 
 * :mod:`.schema` — numbered migrations; :mod:`.database` — connections, retries, errors;
-* :mod:`.records` — users, datasets, data records; :mod:`.rows` — row/record conversion;
+* :mod:`.rows` — node/edge columns, time and JSON encoding;
 * :mod:`.documents` — write/delete documents; :mod:`.graph` — graph reads and BM25;
 * :mod:`.vector_cache` — in-memory exact vector search kept coherent across processes;
-* :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
-* :mod:`.sessions` — the session store (Q&A entries, feedback, marks, traces, guidance).
+* :mod:`.locks` — lease locks; :mod:`.maintenance` — integrity checks.
+* :mod:`.sessions` — the session writes (Q&A entries, feedback, marks, traces, guidance).
 * :mod:`.derived` — improve()'s derived graph data, feedback weights and improve state.
-* shared units of work (:mod:`engramdb.storage.sql`: access, ...) run through :mod:`.units`.
 
 Nothing happens on construction: the file is opened on first use, and created only by
 :meth:`SqliteStore.setup`.
@@ -31,13 +32,8 @@ from uuid import UUID
 
 from engramdb.errors import EmbeddingMismatchError
 from engramdb.models.records import (
-    DataRecord,
-    Dataset,
     Edge,
     Node,
-    PipelineRun,
-    RunStatus,
-    User,
     utcnow,
 )
 from engramdb.models.sessions import (
@@ -47,7 +43,6 @@ from engramdb.models.sessions import (
     QARecord,
     TraceRecord,
 )
-from engramdb.storage import statements as stmt
 from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
@@ -65,12 +60,12 @@ from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sql.unit import UnitFactory
-from engramdb.storage.sqlite import derived, documents, graph, maintenance, records
+from engramdb.storage.sqlite import derived, documents, graph, maintenance
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
-from engramdb.storage.sqlite.rows import to_json, to_time
+from engramdb.storage.sqlite.rows import to_time
 from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
 from engramdb.storage.sqlite.units import run_unit
 from engramdb.storage.sqlite.vector_cache import VectorCache
@@ -161,33 +156,7 @@ class SqliteStore(StoreCore):
 
     # --- users ---------------------------------------------------------------------------------
 
-    async def _create_default_user(self) -> User:
-        return await self._write(records.ensure_default_user)
-
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        return await self._write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
-
-    async def get_default_user(self) -> User | None:
-        return await self._read(records.default_user)
-
-    async def create_user(self, email: str) -> User:
-        return await self._write(partial(records.create_user, email=email))
-
     # --- datasets ------------------------------------------------------------------------------
-
-    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
-        return await self._read(partial(records.dataset_by_id, dataset_id=dataset_id))
-
-    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
-        return await self._read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
-
-    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
-        return await self._read(partial(records.list_datasets, owner_id=owner_id))
-
-    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
-        return await self._write(
-            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
-        )
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
         return await self._write(
@@ -198,17 +167,6 @@ class SqliteStore(StoreCore):
         await self._write(partial(documents.delete_everything, log_keep=self._log_keep))
 
     # --- data ----------------------------------------------------------------------------------
-
-    async def get_data(self, data_id: UUID) -> DataRecord | None:
-        return await self._read(partial(records.data_by_id, data_id=data_id))
-
-    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
-        return await self._read(
-            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
-        )
-
-    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
-        return await self._read(partial(records.list_data, dataset_id=dataset_id))
 
     async def write_document(self, doc: DocumentWrite) -> bool:
         return await self._write(
@@ -221,44 +179,6 @@ class SqliteStore(StoreCore):
         )
 
     # --- pipeline runs ---------------------------------------------------------------------------
-
-    async def _record_run(self, run: PipelineRun) -> None:
-        await self._write(partial(maintenance.record_run, run=run))
-
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None:
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                stmt.finish_run(SQLITE),
-                (
-                    status.value,
-                    error_class,
-                    error_message,
-                    to_json(counts),
-                    to_time(utcnow()),
-                    str(run_id),
-                ),
-            )
-
-        await self._write(work)
-
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
-        return await self._read(partial(maintenance.list_runs, dataset_ids=dataset_ids))
-
-    async def reap_dead_runs(self) -> int:
-        return await self._write(
-            partial(
-                maintenance.reap_dead_runs,
-                hostname=self._hostname,
-                finished_at=to_time(utcnow()),
-            )
-        )
 
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
 
@@ -367,23 +287,6 @@ class SqliteStore(StoreCore):
         return self._locks.hold(name, timeout)
 
     # --- diagnostics -----------------------------------------------------------------------------
-
-    async def cache_get(self, namespace: str, key: str) -> str | None:
-        def work(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute(stmt.cache_get(SQLITE), (namespace, key)).fetchone()
-            return None if row is None else str(row[0])
-
-        return await self._read(work)
-
-    async def cache_put(
-        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
-    ) -> None:
-        tag = None if data_id is None else str(data_id)
-
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(stmt.cache_put(SQLITE), (namespace, key, value, tag, to_time(utcnow())))
-
-        await self._write(work)
 
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._read(maintenance.check_integrity)
