@@ -25,6 +25,7 @@ from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
 from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
 from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
@@ -32,7 +33,7 @@ from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, S
 __all__ = ["StoreCore"]
 
 
-class StoreCore(RecordMethods, AccessMethods, SessionReads, Store):
+class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, Store):
     """Rules and argument checks shared by every backend (see the module docstring); the
     methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 
@@ -139,20 +140,6 @@ class StoreCore(RecordMethods, AccessMethods, SessionReads, Store):
         if not pairs:
             return []
         return await self._edges_between(pairs, exclude_relations, provenance)
-
-    @abstractmethod
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]: ...
-
-    @abstractmethod
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]: ...
-
-    @abstractmethod
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int: ...
-
-    @abstractmethod
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]: ...
 
     @abstractmethod
     async def _neighbourhood(

@@ -77,6 +77,16 @@ class SqlDialect:
             return f"{column} IN ({self.params(len(values))})", list(values)
         return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
 
+    def in_list(
+        self, column: str, values: Sequence[object], cast: str = "uuid"
+    ) -> tuple[str, list[object]]:
+        """``column`` is one of ``values``, bound as one parameter however many there are: a
+        JSON array read with ``json_each`` (SQLite), an array of type ``cast`` (PostgreSQL)."""
+        if self.name == "sqlite":
+            items = [v if isinstance(v, str | int | float) else str(v) for v in values]
+            return f"{column} IN (SELECT value FROM json_each({self.param}))", [json.dumps(items)]
+        return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
+
     def json_param(self) -> str:
         return f"{self.param}{self.json_cast}"
 

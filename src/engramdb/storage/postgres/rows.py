@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
+from engramdb.storage.dialect import POSTGRES
+from engramdb.storage.sql.rows import edge_columns, node_columns
 
 __all__ = [
     "EDGE_COLUMNS",
@@ -23,28 +25,11 @@ __all__ = [
     "utc",
 ]
 
-#: Node columns with the provenance folded in as an array (``n`` aliases ``nodes``).
-NODE_COLUMNS = (
-    "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
-    "n.feedback_weight, ARRAY(SELECT s.data_id FROM node_sources s "
-    "WHERE s.node_id = n.id ORDER BY s.data_id)"
-)
-#: Node columns without the provenance (``data_ids`` read as empty), for hot read paths.
-NODE_COLUMNS_BARE = (
-    "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
-    "n.feedback_weight, NULL::uuid[]"
-)
-#: Edge columns with the provenance folded in (``e`` aliases ``edges``).
-EDGE_COLUMNS = (
-    "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
-    "e.importance_weight, e.feedback_weight, ARRAY(SELECT s.data_id FROM edge_sources s "
-    "WHERE s.edge_id = e.id ORDER BY s.data_id)"
-)
-#: Edge columns without the provenance (``data_ids`` read as empty).
-EDGE_COLUMNS_BARE = (
-    "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
-    "e.importance_weight, e.feedback_weight, NULL::uuid[]"
-)
+
+NODE_COLUMNS = node_columns(POSTGRES)
+NODE_COLUMNS_BARE = node_columns(POSTGRES, provenance=False)
+EDGE_COLUMNS = edge_columns(POSTGRES)
+EDGE_COLUMNS_BARE = edge_columns(POSTGRES, provenance=False)
 
 
 def utc(value: datetime) -> datetime:

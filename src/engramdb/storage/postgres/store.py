@@ -36,7 +36,6 @@ from psycopg import errors, sql
 from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import (
     Edge,
-    Node,
 )
 from engramdb.models.sessions import (
     ContextRecord,
@@ -272,24 +271,6 @@ class PostgresStore(StoreCore):
     # --- pipeline runs (record rules in :class:`.StoreCore`) ------------------------------------
 
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
-
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
-        return await self._db.read(
-            partial(reads.get_nodes, node_ids=node_ids, provenance=provenance)
-        )
-
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]:
-        return await self._db.read(
-            partial(reads.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
-        )
-
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-        return await self._db.read(partial(reads.count_nodes, dataset_ids=dataset_ids, type_=type_))
-
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-        return await self._db.read(partial(reads.list_edges, dataset_ids=dataset_ids, limit=limit))
 
     async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._db.read(

@@ -11,6 +11,7 @@ from typing import cast
 
 from engramdb.models.access import ApiKeyInfo, Grant, Permission
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, PipelineRun, RunStatus, User
+from engramdb.storage.dialect import SqlDialect
 from engramdb.storage.sql.unit import Row
 from engramdb.storage.sql.values import as_json, as_time, as_uuid, as_uuids, maybe_time
 from engramdb.storage.types import StoredApiKey
@@ -22,6 +23,8 @@ __all__ = [
     "KEY_COLUMNS",
     "RUN_COLUMNS",
     "USER_COLUMNS",
+    "edge_columns",
+    "node_columns",
     "row_to_data",
     "row_to_dataset",
     "row_to_grant",
@@ -42,6 +45,63 @@ RUN_COLUMNS = (
 )
 KEY_COLUMNS = "id, user_id, name, prefix, created_at, revoked_at, secret_hash"
 GRANT_COLUMNS = "dataset_id, grantee_id, permission, granted_by, created_at"
+
+
+#: The node and edge columns (aliases ``n`` and ``e``) of each backend: the last one is the
+#: provenance (the data ids), folded in as a JSON array (SQLite) or an array (PostgreSQL), or
+#: read as empty by the ``bare`` lists of the hot read paths.
+_NODE_COLUMNS = {
+    "sqlite": (
+        "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
+        "n.feedback_weight, (SELECT json_group_array(s.data_id) FROM node_sources s "
+        "WHERE s.node_id = n.id)"
+    ),
+    "postgres": (
+        "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
+        "n.feedback_weight, ARRAY(SELECT s.data_id FROM node_sources s "
+        "WHERE s.node_id = n.id ORDER BY s.data_id)"
+    ),
+}
+_NODE_COLUMNS_BARE = {
+    "sqlite": (
+        "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
+        "n.feedback_weight, '[]'"
+    ),
+    "postgres": (
+        "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
+        "n.feedback_weight, NULL::uuid[]"
+    ),
+}
+_EDGE_COLUMNS = {
+    "sqlite": (
+        "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
+        "e.importance_weight, e.feedback_weight, (SELECT json_group_array(s.data_id) "
+        "FROM edge_sources s WHERE s.edge_id = e.id)"
+    ),
+    "postgres": (
+        "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
+        "e.importance_weight, e.feedback_weight, ARRAY(SELECT s.data_id FROM edge_sources s "
+        "WHERE s.edge_id = e.id ORDER BY s.data_id)"
+    ),
+}
+_EDGE_COLUMNS_BARE = {
+    "sqlite": (
+        "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
+        "e.importance_weight, e.feedback_weight, '[]'"
+    ),
+    "postgres": (
+        "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
+        "e.importance_weight, e.feedback_weight, NULL::uuid[]"
+    ),
+}
+
+
+def node_columns(d: SqlDialect, *, provenance: bool = True) -> str:
+    return (_NODE_COLUMNS if provenance else _NODE_COLUMNS_BARE)[d.name]
+
+
+def edge_columns(d: SqlDialect, *, provenance: bool = True) -> str:
+    return (_EDGE_COLUMNS if provenance else _EDGE_COLUMNS_BARE)[d.name]
 
 
 def row_to_user(row: Row) -> User:

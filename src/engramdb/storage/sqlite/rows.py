@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
+from engramdb.storage.dialect import SQLITE
+from engramdb.storage.sql.rows import edge_columns, node_columns
 
 __all__ = [
     "EDGE_COLUMNS",
@@ -23,28 +25,11 @@ __all__ = [
     "to_time",
 ]
 
-#: Node columns with the provenance folded in as a JSON array (``n`` aliases ``nodes``).
-NODE_COLUMNS = (
-    "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
-    "n.feedback_weight, (SELECT json_group_array(s.data_id) FROM node_sources s "
-    "WHERE s.node_id = n.id)"
-)
-#: Node columns without the provenance (``data_ids`` read as empty), for hot read paths.
-NODE_COLUMNS_BARE = (
-    "n.id, n.dataset_id, n.type, n.name, n.text, n.properties, n.importance_weight, "
-    "n.feedback_weight, '[]'"
-)
-#: Edge columns with the provenance folded in (``e`` aliases ``edges``).
-EDGE_COLUMNS = (
-    "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
-    "e.importance_weight, e.feedback_weight, (SELECT json_group_array(s.data_id) "
-    "FROM edge_sources s WHERE s.edge_id = e.id)"
-)
-#: Edge columns without the provenance (``data_ids`` read as empty).
-EDGE_COLUMNS_BARE = (
-    "e.id, e.dataset_id, e.source_id, e.target_id, e.relation, e.properties, "
-    "e.importance_weight, e.feedback_weight, '[]'"
-)
+
+NODE_COLUMNS = node_columns(SQLITE)
+NODE_COLUMNS_BARE = node_columns(SQLITE, provenance=False)
+EDGE_COLUMNS = edge_columns(SQLITE)
+EDGE_COLUMNS_BARE = edge_columns(SQLITE, provenance=False)
 
 
 def to_time(value: datetime) -> str:

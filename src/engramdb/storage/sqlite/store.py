@@ -33,7 +33,6 @@ from uuid import UUID
 from engramdb.errors import EmbeddingMismatchError
 from engramdb.models.records import (
     Edge,
-    Node,
     utcnow,
 )
 from engramdb.models.sessions import (
@@ -181,22 +180,6 @@ class SqliteStore(StoreCore):
     # --- pipeline runs ---------------------------------------------------------------------------
 
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
-
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
-        return await self._read(partial(graph.get_nodes, node_ids=node_ids, provenance=provenance))
-
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]:
-        return await self._read(
-            partial(graph.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
-        )
-
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-        return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type_))
-
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-        return await self._read(partial(graph.list_edges, dataset_ids=dataset_ids, limit=limit))
 
     async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._read(
