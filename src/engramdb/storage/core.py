@@ -25,6 +25,7 @@ from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
 from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.derived import DerivedMethods
 from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
@@ -33,7 +34,7 @@ from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, S
 __all__ = ["StoreCore"]
 
 
-class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, Store):
+class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, DerivedMethods, Store):
     """Rules and argument checks shared by every backend (see the module docstring); the
     methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 
@@ -232,13 +233,3 @@ class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, Store):
             raise EngramValidationError(f"feedback alpha must be in (0, 1], got {alpha}")
         rules.normalise_marks([u.mark for u in updates])  # kinds checked before any write
         return await self._apply_feedback_weights(dataset_id, consumer, list(updates), alpha)
-
-    @abstractmethod
-    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
-        """Record ``marks`` (normalised: known kinds, one per entry) in one transaction with the
-        backend's mark step; return those that were new, in the order given."""
-
-    @abstractmethod
-    async def _apply_feedback_weights(
-        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
-    ) -> FeedbackReport: ...

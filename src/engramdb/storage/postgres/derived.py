@@ -13,32 +13,25 @@ Every function runs inside the transaction the caller opened (``Database.write``
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from uuid import UUID
 
 from engramdb.errors import ConflictError, EngramValidationError, StorageError
-from engramdb.models.records import Edge, utcnow
+from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     MentionCount,
-    Subgraph,
 )
 from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
-from engramdb.storage.postgres.reads import get_nodes
-from engramdb.storage.postgres.rows import EDGE_COLUMNS, to_json
+from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.sessions import mark_entries
-from engramdb.storage.sql.rows import row_to_edge
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql import derived as shared
 
 __all__ = [
-    "apply_feedback_weights",
     "entity_mentions",
-    "get_state",
-    "graph_fingerprint",
-    "list_derived",
-    "set_state",
     "write_derived",
 ]
 
@@ -236,10 +229,17 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
                 [(e.id, write.dataset_id, write.owner) for e in write.edges],
             )
     for key, value in write.state.items():
-        await set_state(conn, write.dataset_id, key, value)
+        await run_unit(conn, partial(shared.set_state, POSTGRES, write.dataset_id, key, value))
     if write.fingerprint_key is not None:
-        fingerprint = await graph_fingerprint(conn, write.dataset_id)
-        await set_state(conn, write.dataset_id, write.fingerprint_key, fingerprint)
+        fingerprint = await run_unit(
+            conn, partial(shared.graph_fingerprint, POSTGRES, write.dataset_id)
+        )
+        await run_unit(
+            conn,
+            partial(
+                shared.set_state, POSTGRES, write.dataset_id, write.fingerprint_key, fingerprint
+            ),
+        )
     return DerivedReport(
         nodes_written=len(write.nodes),
         edges_written=len(write.edges),
@@ -247,95 +247,6 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
         edges_deleted=edges_deleted,
         marks=spent,
     )
-
-
-async def list_derived(conn: Conn, dataset_id: UUID, owner: str, node_type: str | None) -> Subgraph:
-    cur = await conn.execute(
-        "SELECT n.id FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-        "WHERE d.dataset_id = %s AND d.owner = %s AND (%s::text IS NULL OR n.type = %s) "
-        "ORDER BY n.seq",
-        (dataset_id, owner, node_type, node_type),
-    )
-    nodes = await get_nodes(conn, [row[0] for row in await cur.fetchall()])
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM derived_edges d JOIN edges e ON e.id = d.edge_id "
-        "WHERE d.dataset_id = %s AND d.owner = %s ORDER BY e.seq",
-        (dataset_id, owner),
-    )
-    edges = [row_to_edge(row) for row in await cur.fetchall()]
-    if node_type is not None:
-        wanted = {n.id for n in nodes}
-        edges = [e for e in edges if e.source_id in wanted or e.target_id in wanted]
-    return Subgraph(nodes=nodes, edges=edges)
-
-
-async def apply_feedback_weights(
-    conn: Conn,
-    dataset_id: UUID,
-    consumer: str,
-    updates: Sequence[FeedbackUpdate],
-    alpha: float,
-) -> FeedbackReport:
-    new = set(await mark_entries(conn, consumer, [u.mark for u in updates]))
-    ratings = nodes = edges = 0
-    for update in updates:
-        if update.mark not in new:
-            continue
-        new.discard(update.mark)  # a mark listed twice is spent once
-        ratings += 1
-        target = min(1.0, max(0.0, float(update.target)))
-        if update.node_ids:
-            cur = await conn.execute(
-                "UPDATE nodes SET feedback_weight = feedback_weight + %s * (%s - feedback_weight) "
-                "WHERE dataset_id = %s AND id = ANY(%s::uuid[])",
-                (alpha, target, dataset_id, sorted(set(update.node_ids))),
-            )
-            nodes += max(cur.rowcount, 0)
-        if update.edge_ids:
-            cur = await conn.execute(
-                "UPDATE edges SET feedback_weight = feedback_weight + %s * (%s - feedback_weight) "
-                "WHERE dataset_id = %s AND id = ANY(%s::uuid[])",
-                (alpha, target, dataset_id, sorted(set(update.edge_ids))),
-            )
-            edges += max(cur.rowcount, 0)
-    return FeedbackReport(ratings=ratings, nodes=nodes, edges=edges)
-
-
-async def get_state(conn: Conn, dataset_id: UUID, key: str) -> str | None:
-    cur = await conn.execute(
-        "SELECT value FROM improve_state WHERE dataset_id = %s AND key = %s", (dataset_id, key)
-    )
-    row = await cur.fetchone()
-    return None if row is None else str(row[0])
-
-
-async def set_state(conn: Conn, dataset_id: UUID, key: str, value: str) -> None:
-    """Store a value; nothing when the dataset was deleted meanwhile."""
-    await conn.execute(
-        "INSERT INTO improve_state (dataset_id, key, value, updated_at) "
-        "SELECT id, %s, %s, %s FROM datasets WHERE id = %s "
-        "ON CONFLICT (dataset_id, key) DO UPDATE SET value = excluded.value, "
-        "updated_at = excluded.updated_at",
-        (key, value, utcnow(), dataset_id),
-    )
-
-
-async def graph_fingerprint(conn: Conn, dataset_id: UUID) -> str:
-    """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
-    new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
-    cur = await conn.execute(
-        """SELECT (SELECT count(*) FROM data WHERE dataset_id = %(ds)s),
-                  (SELECT count(*) FROM nodes WHERE dataset_id = %(ds)s)
-                    - (SELECT count(*) FROM derived_nodes WHERE dataset_id = %(ds)s),
-                  (SELECT count(*) FROM edges WHERE dataset_id = %(ds)s)
-                    - (SELECT count(*) FROM derived_edges WHERE dataset_id = %(ds)s),
-                  (SELECT coalesce(max(seq), 0) FROM nodes
-                   WHERE dataset_id = %(ds)s AND type = 'Chunk')""",
-        {"ds": dataset_id},
-    )
-    row = await cur.fetchone()
-    assert row is not None  # a SELECT without FROM returns one row
-    return f"d{row[0]}.n{row[1]}.e{row[2]}.c{row[3]}"
 
 
 async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
@@ -347,14 +258,3 @@ async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
         (dataset_id,),
     )
     return [MentionCount(r[0], r[1], int(r[2])) for r in await cur.fetchall()]
-
-
-async def fact_edges(conn: Conn, dataset_id: UUID, exclude_relations: Sequence[str]) -> list[Edge]:
-    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``."""
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = %s "
-        "AND NOT (e.relation = ANY(%s::text[])) "
-        "AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id) ORDER BY e.seq",
-        (dataset_id, list(exclude_relations)),
-    )
-    return [row_to_edge(row) for row in await cur.fetchall()]

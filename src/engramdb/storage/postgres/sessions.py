@@ -1,17 +1,10 @@
-"""The session store of the PostgreSQL backend (run inside a transaction of :class:`.Database`).
+"""The session writes of the PostgreSQL backend (run inside a transaction of :class:`.Database`).
 
-Tables (migration 2): ``sessions`` keyed by (user_id, session_id), ``session_qa`` with
-``session_qa_datasets``, ``session_traces``, ``session_context`` and ``session_marks`` — the
-same shapes and semantics as the embedded store's (:mod:`engramdb.storage.sqlite.sessions`).
-Every read filters by user id first, so a session id never leaks across users.
-
-Concurrency differs from SQLite, where one writer runs at a time, so the steps that decide
-"new or not" are single statements PostgreSQL makes atomic: :func:`mark_entries` is one upsert
-per mark whose ``DO UPDATE ... WHERE`` only raises a lower revision and whose ``RETURNING`` says
-whether it applied (a concurrent consumer waits for the row lock, then sees the committed mark
-and applies nothing); marks are taken in (kind, id) order so two consumers cannot deadlock.
-:func:`mark_entries` is also the step other writes call inside their own transaction to spend
-entries exactly once.
+The reads and the mark step are shared with SQLite (:mod:`engramdb.storage.sql.sessions`).
+Concurrency differs from SQLite, where one writer runs at a time, so the writes that decide
+"new or not" lock what they read (``FOR UPDATE``) or are single statements PostgreSQL makes
+atomic (``ON CONFLICT ... RETURNING``). :func:`mark_entries` runs the shared mark step inside
+the caller's transaction, to spend entries exactly once.
 """
 
 from __future__ import annotations
@@ -149,28 +142,9 @@ async def clear_qa_feedback(conn: Conn, user_id: UUID, session_id: str, qa_id: U
 
 
 async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) -> list[EntryMark]:
-    """Record ``consumer``'s marks and return those that were new (see the Store contract).
-
-    Call it inside the transaction of the write that consumes the entries, then apply only what
-    it returns: the mark and the effect commit or roll back together.
-    """
-    wanted = rules.normalise_marks(marks)  # known kinds, one mark per entry
-    stamp = utcnow()
-    applied: set[tuple[str, UUID]] = set()
-    # One lock order for every consumer: (kind, entry id).
-    for mark in sorted(wanted, key=lambda m: (m.kind, str(m.entry_id))):
-        table = rules.ENTRY_TABLES[mark.kind]
-        cur = await conn.execute(
-            "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
-            f"SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM {table} WHERE id = %s) "
-            "ON CONFLICT (kind, entry_id, consumer) DO UPDATE SET "
-            "rating_rev = excluded.rating_rev, marked_at = excluded.marked_at "
-            "WHERE session_marks.rating_rev < excluded.rating_rev RETURNING 1",
-            (mark.kind, mark.entry_id, consumer, mark.rating_rev, stamp, mark.entry_id),
-        )
-        if await cur.fetchone() is not None:
-            applied.add((mark.kind, mark.entry_id))
-    return [m for m in wanted if (m.kind, m.entry_id) in applied]  # in the order given
+    """The shared mark step (:func:`engramdb.storage.sql.sessions.mark_entries`) in the caller's
+    transaction."""
+    return await run_unit(conn, partial(shared.mark_entries, POSTGRES, consumer, marks))
 
 
 # --- traces --------------------------------------------------------------------------------------

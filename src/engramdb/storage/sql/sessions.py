@@ -13,13 +13,16 @@ from functools import cache, partial
 from typing import Any
 from uuid import UUID
 
+from engramdb.models.records import utcnow
 from engramdb.models.sessions import (
     ContextProfile,
     ContextRecord,
+    EntryMark,
     QARecord,
     SessionRecord,
     TraceRecord,
 )
+from engramdb.storage import rules
 from engramdb.storage import statements as stmt
 from engramdb.storage.dialect import SqlDialect
 from engramdb.storage.sql.port import UnitPort
@@ -37,6 +40,7 @@ __all__ = [
     "list_qa_entries",
     "list_sessions",
     "list_trace_entries",
+    "mark_entries",
     "qa_columns",
     "row_to_context",
     "row_to_qa",
@@ -222,6 +226,43 @@ def list_pending_ratings(
         consumer,
     )
     return [row_to_qa(row) for row in rows]
+
+
+# --- marks ---------------------------------------------------------------------------------------
+
+
+def mark_entries(d: SqlDialect, consumer: str, marks: Sequence[EntryMark]) -> Unit[list[EntryMark]]:
+    """Record ``consumer``'s marks and return those that were new (see the Store contract).
+
+    Run it inside the transaction of the write that consumes the entries, then apply only what
+    it returns: the mark and the effect commit or roll back together. Each mark is one upsert
+    that applies only to an existing entry and only raises a lower revision (its row count says
+    whether it applied), so on PostgreSQL a concurrent consumer waits for the row lock, then
+    sees the committed mark and applies nothing; marks are taken in (kind, id) order so two
+    consumers cannot deadlock.
+    """
+    wanted = rules.normalise_marks(marks)  # known kinds, one mark per entry
+    stamp = utcnow()
+    applied: set[tuple[str, UUID]] = set()
+    p = d.param
+    for mark in sorted(wanted, key=lambda m: (m.kind, str(m.entry_id))):
+        table = rules.ENTRY_TABLES[mark.kind]
+        changed = yield from count(
+            "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
+            f"SELECT {d.params(5)} WHERE EXISTS (SELECT 1 FROM {table} WHERE id = {p}) "
+            "ON CONFLICT (kind, entry_id, consumer) DO UPDATE SET "
+            "rating_rev = excluded.rating_rev, marked_at = excluded.marked_at "
+            "WHERE session_marks.rating_rev < excluded.rating_rev",
+            mark.kind,
+            mark.entry_id,
+            consumer,
+            mark.rating_rev,
+            stamp,
+            mark.entry_id,
+        )
+        if changed > 0:
+            applied.add((mark.kind, mark.entry_id))
+    return [m for m in wanted if (m.kind, m.entry_id) in applied]  # in the order given
 
 
 # --- traces and guidance -------------------------------------------------------------------------

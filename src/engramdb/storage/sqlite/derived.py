@@ -12,32 +12,24 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import partial
 from uuid import UUID
 
 from engramdb.errors import ConflictError, EngramValidationError, StorageError
-from engramdb.models.records import Edge, utcnow
+from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     MentionCount,
-    Subgraph,
 )
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
-from engramdb.storage.sql.rows import row_to_edge
-from engramdb.storage.sqlite.graph import get_nodes
-from engramdb.storage.sqlite.rows import EDGE_COLUMNS, to_json, to_time
+from engramdb.storage.sql import derived as shared
+from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.sessions import mark_entries
+from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
-    "apply_feedback_weights",
     "entity_mentions",
-    "fact_edges",
-    "get_state",
-    "graph_fingerprint",
-    "list_derived",
-    "set_state",
     "write_derived",
 ]
 
@@ -242,9 +234,13 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
         [(str(e.id), ds, write.owner) for e in write.edges],
     )
     for key, value in write.state.items():
-        set_state(conn, write.dataset_id, key, value)
+        run_unit(conn, partial(shared.set_state, SQLITE, write.dataset_id, key, value))
     if write.fingerprint_key is not None:
-        set_state(conn, write.dataset_id, write.fingerprint_key, graph_fingerprint(conn, ds))
+        fingerprint = run_unit(conn, partial(shared.graph_fingerprint, SQLITE, write.dataset_id))
+        run_unit(
+            conn,
+            partial(shared.set_state, SQLITE, write.dataset_id, write.fingerprint_key, fingerprint),
+        )
     return DerivedReport(
         nodes_written=len(write.nodes),
         edges_written=len(write.edges),
@@ -252,100 +248,6 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
         edges_deleted=edges_deleted,
         marks=spent,
     )
-
-
-def list_derived(
-    conn: sqlite3.Connection, dataset_id: UUID, owner: str, node_type: str | None
-) -> Subgraph:
-    ds = str(dataset_id)
-    query = "SELECT n.id FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-    query += "WHERE d.dataset_id = ? AND d.owner = ?"
-    params: list[str] = [ds, owner]
-    if node_type is not None:
-        query += " AND n.type = ?"
-        params.append(node_type)
-    ids = [UUID(row[0]) for row in conn.execute(query + " ORDER BY n.seq", params)]
-    nodes = get_nodes(conn, ids)
-    edge_ids = [
-        row[0]
-        for row in conn.execute(
-            "SELECT e.id FROM derived_edges d JOIN edges e ON e.id = d.edge_id "
-            "WHERE d.dataset_id = ? AND d.owner = ? ORDER BY e.seq",
-            (ds, owner),
-        )
-    ]
-    edges = _edges_by_id(conn, edge_ids)
-    if node_type is not None:
-        wanted = {n.id for n in nodes}
-        edges = [e for e in edges if e.source_id in wanted or e.target_id in wanted]
-    return Subgraph(nodes=nodes, edges=edges)
-
-
-def apply_feedback_weights(
-    conn: sqlite3.Connection,
-    dataset_id: UUID,
-    consumer: str,
-    updates: Sequence[FeedbackUpdate],
-    alpha: float,
-) -> FeedbackReport:
-    new = set(mark_entries(conn, consumer, [u.mark for u in updates]))
-    ds = str(dataset_id)
-    ratings = nodes = edges = 0
-    for update in updates:
-        if update.mark not in new:
-            continue
-        new.discard(update.mark)  # a mark listed twice is spent once
-        ratings += 1
-        target = min(1.0, max(0.0, float(update.target)))
-        nodes += conn.execute(
-            "UPDATE nodes SET feedback_weight = feedback_weight + ? * (? - feedback_weight) "
-            "WHERE dataset_id = ? AND id IN (SELECT value FROM json_each(?))",
-            (alpha, target, ds, _ids(update.node_ids)),
-        ).rowcount
-        edges += conn.execute(
-            "UPDATE edges SET feedback_weight = feedback_weight + ? * (? - feedback_weight) "
-            "WHERE dataset_id = ? AND id IN (SELECT value FROM json_each(?))",
-            (alpha, target, ds, _ids(update.edge_ids)),
-        ).rowcount
-    return FeedbackReport(ratings=ratings, nodes=nodes, edges=edges)
-
-
-def get_state(conn: sqlite3.Connection, dataset_id: UUID, key: str) -> str | None:
-    row = conn.execute(
-        "SELECT value FROM improve_state WHERE dataset_id = ? AND key = ?", (str(dataset_id), key)
-    ).fetchone()
-    return None if row is None else str(row[0])
-
-
-def set_state(conn: sqlite3.Connection, dataset_id: UUID, key: str, value: str) -> None:
-    ds = str(dataset_id)
-    if conn.execute("SELECT 1 FROM datasets WHERE id = ?", (ds,)).fetchone() is None:
-        return  # the dataset was deleted meanwhile: nothing to remember about it
-    conn.execute(
-        "INSERT INTO improve_state (dataset_id, key, value, updated_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (dataset_id, key) DO UPDATE SET value = excluded.value, "
-        "updated_at = excluded.updated_at",
-        (ds, key, value, to_time(utcnow())),
-    )
-
-
-def graph_fingerprint(conn: sqlite3.Connection, dataset_id: UUID | str) -> str:
-    """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
-    new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
-    ds = str(dataset_id)
-    data = conn.execute("SELECT count(*) FROM data WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    nodes = conn.execute("SELECT count(*) FROM nodes WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    edges = conn.execute("SELECT count(*) FROM edges WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    dnodes = conn.execute(
-        "SELECT count(*) FROM derived_nodes WHERE dataset_id = ?", (ds,)
-    ).fetchone()[0]
-    dedges = conn.execute(
-        "SELECT count(*) FROM derived_edges WHERE dataset_id = ?", (ds,)
-    ).fetchone()[0]
-    top = conn.execute(
-        "SELECT coalesce(max(seq), 0) FROM nodes WHERE dataset_id = ? AND type = 'Chunk'", (ds,)
-    ).fetchone()[0]
-    return f"d{data}.n{nodes - dnodes}.e{edges - dedges}.c{top}"
 
 
 def entity_mentions(conn: sqlite3.Connection, dataset_id: UUID) -> list[MentionCount]:
@@ -368,27 +270,3 @@ def entity_mentions(conn: sqlite3.Connection, dataset_id: UUID) -> list[MentionC
         return found
 
     return [MentionCount(uuid(r[0]), uuid(r[1]), int(r[2])) for r in rows]
-
-
-def _edges_by_id(conn: sqlite3.Connection, edge_ids: Sequence[str]) -> list[Edge]:
-    if not edge_ids:
-        return []
-    rows = conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.id IN (SELECT value FROM json_each(?)) "
-        "ORDER BY e.seq",
-        (to_json(list(edge_ids)),),
-    ).fetchall()
-    return [row_to_edge(row) for row in rows]
-
-
-def fact_edges(
-    conn: sqlite3.Connection, dataset_id: UUID, exclude_relations: Sequence[str]
-) -> list[Edge]:
-    rows = conn.execute(
-        f"""SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = ?
-            AND e.relation NOT IN (SELECT value FROM json_each(?))
-            AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id)
-            ORDER BY e.seq""",
-        (str(dataset_id), to_json(list(exclude_relations))),
-    ).fetchall()
-    return [row_to_edge(row) for row in rows]

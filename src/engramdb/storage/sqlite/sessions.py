@@ -1,9 +1,8 @@
-"""The session store of the SQLite backend (run inside a transaction of :class:`.Database`).
+"""The session writes of the SQLite backend (run inside a transaction of :class:`.Database`).
 
-Tables (migration 4): ``sessions`` keyed by (user_id, session_id), ``session_qa`` with
-``session_qa_datasets``, ``session_traces``, ``session_context`` and ``session_marks``. Every
-read filters by user id first, so a session id never leaks across users. :func:`mark_entries`
-is the step other writes call inside their own transaction to spend entries exactly once.
+The reads and the mark step are shared with PostgreSQL (:mod:`engramdb.storage.sql.sessions`);
+SQLite runs one writer at a time, so these writes check, then write. :func:`mark_entries` runs
+the shared mark step inside the caller's transaction, to spend entries exactly once.
 """
 
 from __future__ import annotations
@@ -149,32 +148,9 @@ def clear_qa_feedback(
 def mark_entries(
     conn: sqlite3.Connection, consumer: str, marks: Sequence[EntryMark]
 ) -> list[EntryMark]:
-    """Record ``consumer``'s marks and return those that were new (see the Store contract).
-
-    Call it inside the transaction of the write that consumes the entries, then apply only what
-    it returns: the mark and the effect commit or roll back together.
-    """
-    applied: list[EntryMark] = []
-    stamp = to_time(utcnow())
-    for mark in rules.normalise_marks(marks):
-        table = rules.ENTRY_TABLES[mark.kind]
-        entry_id = str(mark.entry_id)
-        if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (entry_id,)).fetchone() is None:
-            continue
-        row = conn.execute(
-            "SELECT rating_rev FROM session_marks WHERE kind = ? AND entry_id = ? AND consumer = ?",
-            (mark.kind, entry_id, consumer),
-        ).fetchone()
-        if row is not None and int(row[0]) >= mark.rating_rev:
-            continue
-        conn.execute(
-            "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, entry_id, consumer) DO UPDATE SET "
-            "rating_rev = excluded.rating_rev, marked_at = excluded.marked_at",
-            (mark.kind, entry_id, consumer, mark.rating_rev, stamp),
-        )
-        applied.append(mark)
-    return applied
+    """The shared mark step (:func:`engramdb.storage.sql.sessions.mark_entries`) in the caller's
+    transaction."""
+    return run_unit(conn, partial(shared.mark_entries, SQLITE, consumer, marks))
 
 
 # --- traces --------------------------------------------------------------------------------------

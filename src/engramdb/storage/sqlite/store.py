@@ -37,7 +37,6 @@ from engramdb.models.records import (
 )
 from engramdb.models.sessions import (
     ContextRecord,
-    EntryMark,
     FeedbackSource,
     QARecord,
     TraceRecord,
@@ -47,8 +46,6 @@ from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     FloatArray,
     IntegrityReport,
     MentionCount,
@@ -309,9 +306,6 @@ class SqliteStore(StoreCore):
             )
         )
 
-    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
-        return await self._write(partial(session_sql.mark_entries, consumer=consumer, marks=marks))
-
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
         return await self._write(partial(session_sql.add_trace_entry, entry=entry))
 
@@ -323,45 +317,5 @@ class SqliteStore(StoreCore):
     async def write_derived(self, write: DerivedWrite) -> DerivedReport:
         return await self._write(partial(derived.write_derived, write=write))
 
-    async def list_derived(
-        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
-    ) -> Subgraph:
-        return await self._read(
-            partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type)
-        )
-
-    async def _apply_feedback_weights(
-        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
-    ) -> FeedbackReport:
-        return await self._write(
-            partial(
-                derived.apply_feedback_weights,
-                dataset_id=dataset_id,
-                consumer=consumer,
-                updates=updates,
-                alpha=alpha,
-            )
-        )
-
-    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
-        return await self._read(partial(derived.get_state, dataset_id=dataset_id, key=key))
-
-    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
-        await self._write(partial(derived.set_state, dataset_id=dataset_id, key=key, value=value))
-
-    async def graph_fingerprint(self, dataset_id: UUID) -> str:
-        return await self._read(partial(derived.graph_fingerprint, dataset_id=dataset_id))
-
     async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
         return await self._read(partial(derived.entity_mentions, dataset_id=dataset_id))
-
-    async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
-    ) -> list[Edge]:
-        return await self._read(
-            partial(
-                derived.fact_edges,
-                dataset_id=dataset_id,
-                exclude_relations=list(exclude_relations),
-            )
-        )
