@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-__all__ = ["as_json", "as_time", "as_uuid", "as_uuids", "maybe_time"]
+from engramdb.errors import EngramValidationError
+
+__all__ = ["as_json", "as_time", "as_uuid", "as_uuids", "encode_json", "maybe_time"]
 
 
 def as_uuid(value: Any) -> UUID:
@@ -43,3 +45,27 @@ def as_uuids(value: Any) -> list[UUID]:
     """An array of ids: a PostgreSQL array, or JSON array text (SQLite)."""
     items = as_json(value, [])
     return [as_uuid(item) for item in items]
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, datetime):
+        return as_time(value).isoformat(timespec="microseconds")
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def encode_json(value: object, *, finite: bool) -> str:
+    """JSON text of a value records carry: datetimes (ISO-8601 UTC), UUIDs and sets are
+    accepted, anything else is refused instead of silently stringified; ``finite`` refuses NaN
+    and infinities too (PostgreSQL's ``jsonb`` cannot hold them)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_default, allow_nan=not finite)
+    except (TypeError, ValueError) as exc:
+        numbers = " (and finite numbers)" if finite else ""
+        raise EngramValidationError(
+            f"A value cannot be stored as JSON ({exc}); use JSON types{numbers} in "
+            "metadata/properties."
+        ) from exc

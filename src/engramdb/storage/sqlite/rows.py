@@ -3,18 +3,17 @@
 Times are stored as fixed-width ISO-8601 UTC strings (``2024-05-01T12:00:00.000000+00:00``) so
 that text ordering is time ordering; naive datetimes are taken to be UTC. JSON columns are
 encoded with :func:`to_json`, which accepts the few non-JSON types records commonly carry
-(datetimes, UUIDs, sets) and rejects anything else instead of silently stringifying it.
+(datetimes, UUIDs, sets) and rejects anything else instead of silently stringifying it. Rows are
+read back by the shared converters of :mod:`engramdb.storage.sql.rows`.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
-from uuid import UUID
 
-from engramdb.errors import EngramValidationError
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sql.rows import edge_columns, node_columns
+from engramdb.storage.sql.values import encode_json
 
 __all__ = [
     "EDGE_COLUMNS",
@@ -38,20 +37,5 @@ def to_time(value: datetime) -> str:
     return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _json_default(value: object) -> object:
-    if isinstance(value, datetime):
-        return to_time(value)
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
 def to_json(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, default=_json_default)
-    except (TypeError, ValueError) as exc:
-        raise EngramValidationError(
-            f"A value cannot be stored as JSON ({exc}); use JSON types in metadata/properties."
-        ) from exc
+    return encode_json(value, finite=False)
