@@ -5,7 +5,7 @@ and edges live in the ordinary ``nodes`` / ``edges`` tables, so every graph read
 path sees them; ``derived_nodes`` / ``derived_edges`` record their owner and cascade away with
 them. A derived node may carry ``node_sources`` rows (its *anchor*): then the provenance
 machinery of :mod:`.documents` deletes it with its data item. Session marks are spent with
-:func:`.sessions.mark_entries` inside the same transaction.
+:func:`engramdb.storage.sql.derived.spend_marks` inside the same transaction.
 
 Every function runs inside the transaction the caller opened (``Database.write`` / ``read``).
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import partial
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, StorageError
+from engramdb.errors import StorageError
 from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
@@ -26,7 +26,6 @@ from engramdb.storage.base import (
 from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
-from engramdb.storage.postgres.sessions import mark_entries
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql import derived as shared
 
@@ -38,42 +37,6 @@ __all__ = [
 _UPSERT_NODE = node_upsert(POSTGRES, derived=True)
 
 _UPSERT_EDGE = edge_upsert(POSTGRES)
-
-
-def _check_datasets(write: DerivedWrite) -> None:
-    elements: list[tuple[str, UUID, UUID]] = [("node", n.id, n.dataset_id) for n in write.nodes]
-    elements += [("edge", e.id, e.dataset_id) for e in write.edges]
-    for kind, element_id, element_ds in elements:
-        if element_ds != write.dataset_id:
-            raise EngramValidationError(
-                f"derived {kind} {element_id} belongs to dataset {element_ds}, not to the "
-                f"written dataset {write.dataset_id}"
-            )
-
-
-async def _check_owners(conn: Conn, write: DerivedWrite) -> None:
-    cur = await conn.execute(
-        """SELECT n.id, d.owner FROM nodes n LEFT JOIN derived_nodes d ON d.node_id = n.id
-           WHERE n.id = ANY(%s::uuid[]) AND (d.owner IS NULL OR d.owner <> %s) LIMIT 1""",
-        ([n.id for n in write.nodes], write.owner),
-    )
-    row = await cur.fetchone()
-    if row is not None:
-        whose = "an ingested node" if row[1] is None else f"a node of owner {row[1]!r}"
-        raise ConflictError(
-            f"derived node id {row[0]} is already {whose}; derived writes of owner "
-            f"{write.owner!r} may only replace their own nodes"
-        )
-    cur = await conn.execute(
-        """SELECT e.id FROM edges e LEFT JOIN derived_edges d ON d.edge_id = e.id
-           WHERE e.id = ANY(%s::uuid[]) AND (d.owner IS NULL OR d.owner <> %s) LIMIT 1""",
-        ([e.id for e in write.edges], write.owner),
-    )
-    row = await cur.fetchone()
-    if row is not None:
-        raise ConflictError(
-            f"derived edge id {row[0]} is already an ingested edge or another owner's"
-        )
 
 
 async def _delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
@@ -108,49 +71,9 @@ async def _delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]
     return max(cur.rowcount, 0), edges
 
 
-async def _doomed_nodes(conn: Conn, write: DerivedWrite) -> list[UUID]:
-    doomed: list[UUID] = []
-    if write.replace:
-        keep = {n.id for n in write.nodes}
-        types = set(write.replace_types)
-        cur = await conn.execute(
-            "SELECT d.node_id, n.type FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-            "WHERE d.dataset_id = %s AND d.owner = %s",
-            (write.dataset_id, write.owner),
-        )
-        doomed = [
-            row[0]
-            for row in await cur.fetchall()
-            if row[0] not in keep and (not types or row[1] in types)
-        ]
-    if write.delete_node_ids:
-        cur = await conn.execute(
-            "SELECT node_id FROM derived_nodes WHERE owner = %s AND dataset_id = %s "
-            "AND node_id = ANY(%s::uuid[])",
-            (write.owner, write.dataset_id, list(write.delete_node_ids)),
-        )
-        doomed += [row[0] for row in await cur.fetchall()]
-    return sorted(set(doomed))
-
-
-async def _stale_edges(conn: Conn, write: DerivedWrite) -> list[UUID]:
-    keep = {e.id for e in write.edges}
-    types = set(write.replace_types)
-    cur = await conn.execute(
-        """SELECT d.edge_id, n.type FROM derived_edges d JOIN edges e ON e.id = d.edge_id
-           JOIN nodes n ON n.id = e.source_id WHERE d.dataset_id = %s AND d.owner = %s""",
-        (write.dataset_id, write.owner),
-    )
-    return [
-        row[0]
-        for row in await cur.fetchall()
-        if row[0] not in keep and (not types or row[1] in types)
-    ]
-
-
 async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
     """Apply a :class:`DerivedWrite` (the caller's transaction makes it atomic)."""
-    _check_datasets(write)
+    shared.check_datasets(write)
     node_rows = [
         (
             n.id,
@@ -177,19 +100,13 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
         )
         for e in write.edges
     ]
-    spent = 0
-    for consumer, marks in write.marks.items():
-        new = await mark_entries(conn, consumer, marks)
-        if len(new) != len(marks):
-            raise ConflictError(
-                f"{len(marks) - len(new)} session entr(y/ies) were already processed by "
-                f"{consumer!r} (or deleted); nothing was written, the entries are not spent twice"
-            )
-        spent += len(new)
-    await _check_owners(conn, write)
+    spent = await run_unit(conn, partial(shared.spend_marks, POSTGRES, write))
+    await run_unit(conn, partial(shared.check_owners, POSTGRES, write))
     now = utcnow()
 
-    nodes_deleted, edges_deleted = await _delete_nodes(conn, await _doomed_nodes(conn, write))
+    nodes_deleted, edges_deleted = await _delete_nodes(
+        conn, await run_unit(conn, partial(shared.doomed_nodes, POSTGRES, write))
+    )
     async with conn.cursor() as batch:
         if node_rows:
             await batch.executemany(_UPSERT_NODE, [(*row, now, now) for row in node_rows])
@@ -205,7 +122,7 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
                 [(node, data, write.dataset_id) for node, data in write.anchors.items()],
             )
         if write.replace:
-            stale = await _stale_edges(conn, write)
+            stale = await run_unit(conn, partial(shared.stale_edges, POSTGRES, write))
             if stale:
                 cur = await conn.execute("DELETE FROM edges WHERE id = ANY(%s::uuid[])", (stale,))
                 edges_deleted += max(cur.rowcount, 0)

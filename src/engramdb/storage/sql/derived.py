@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import partial
 from uuid import UUID
 
+from engramdb.errors import ConflictError, EngramValidationError
 from engramdb.models.records import Edge, utcnow
 from engramdb.models.sessions import EntryMark
 from engramdb.storage.dialect import SqlDialect
@@ -23,17 +24,123 @@ from engramdb.storage.sql.rows import edge_columns, row_to_edge
 from engramdb.storage.sql.sessions import mark_entries
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.sql.values import as_uuid
-from engramdb.storage.types import FeedbackReport, FeedbackUpdate, Subgraph
+from engramdb.storage.types import DerivedWrite, FeedbackReport, FeedbackUpdate, Subgraph
 
 __all__ = [
     "DerivedMethods",
     "apply_feedback_weights",
+    "check_datasets",
+    "check_owners",
+    "doomed_nodes",
     "fact_edges",
     "get_state",
     "graph_fingerprint",
     "list_derived",
     "set_state",
+    "spend_marks",
+    "stale_edges",
 ]
+
+
+# --- the steps of write_derived ------------------------------------------------------------------
+
+
+def spend_marks(d: SqlDialect, write: DerivedWrite) -> Unit[int]:
+    """Spend the write's session marks; all must be new (else nothing is written)."""
+    spent = 0
+    for consumer, marks in write.marks.items():
+        new = yield from mark_entries(d, consumer, marks)
+        if len(new) != len(marks):
+            raise ConflictError(
+                f"{len(marks) - len(new)} session entr(y/ies) were already processed by "
+                f"{consumer!r} (or deleted); nothing was written, the entries are not spent twice"
+            )
+        spent += len(new)
+    return spent
+
+
+def check_datasets(write: DerivedWrite) -> None:
+    elements: list[tuple[str, UUID, UUID]] = [("node", n.id, n.dataset_id) for n in write.nodes]
+    elements += [("edge", e.id, e.dataset_id) for e in write.edges]
+    for kind, element_id, element_ds in elements:
+        if element_ds != write.dataset_id:
+            raise EngramValidationError(
+                f"derived {kind} {element_id} belongs to dataset {element_ds}, not to the "
+                f"written dataset {write.dataset_id}"
+            )
+
+
+def check_owners(d: SqlDialect, write: DerivedWrite) -> Unit[None]:
+    """Derived writes of an owner may only replace that owner's nodes and edges."""
+    nodes, params = d.in_list("n.id", sorted({n.id for n in write.nodes}))
+    row = yield from one(
+        "SELECT n.id, d.owner FROM nodes n LEFT JOIN derived_nodes d ON d.node_id = n.id "
+        f"WHERE {nodes} AND (d.owner IS NULL OR d.owner <> {d.param}) LIMIT 1",
+        *params,
+        write.owner,
+    )
+    if row is not None:
+        whose = "an ingested node" if row[1] is None else f"a node of owner {row[1]!r}"
+        raise ConflictError(
+            f"derived node id {row[0]} is already {whose}; derived writes of owner "
+            f"{write.owner!r} may only replace their own nodes"
+        )
+    edges, params = d.in_list("e.id", sorted({e.id for e in write.edges}))
+    row = yield from one(
+        "SELECT e.id FROM edges e LEFT JOIN derived_edges d ON d.edge_id = e.id "
+        f"WHERE {edges} AND (d.owner IS NULL OR d.owner <> {d.param}) LIMIT 1",
+        *params,
+        write.owner,
+    )
+    if row is not None:
+        raise ConflictError(
+            f"derived edge id {row[0]} is already an ingested edge or another owner's"
+        )
+
+
+def doomed_nodes(d: SqlDialect, write: DerivedWrite) -> Unit[list[UUID]]:
+    """The owner's derived nodes the write replaces or deletes, sorted."""
+    p = d.param
+    doomed: list[UUID] = []
+    if write.replace:
+        keep = {n.id for n in write.nodes}
+        types = set(write.replace_types)
+        rows = yield from all_rows(
+            "SELECT d.node_id, n.type FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
+            f"WHERE d.dataset_id = {p} AND d.owner = {p}",
+            write.dataset_id,
+            write.owner,
+        )
+        found = [(as_uuid(row[0]), row[1]) for row in rows]
+        doomed = [i for i, t in found if i not in keep and (not types or t in types)]
+    if write.delete_node_ids:
+        mine, params = d.in_list("node_id", sorted(set(write.delete_node_ids)))
+        rows = yield from all_rows(
+            f"SELECT node_id FROM derived_nodes WHERE owner = {p} AND dataset_id = {p} AND {mine}",
+            write.owner,
+            write.dataset_id,
+            *params,
+        )
+        doomed += [as_uuid(row[0]) for row in rows]
+    return sorted(set(doomed))
+
+
+def stale_edges(d: SqlDialect, write: DerivedWrite) -> Unit[list[UUID]]:
+    """The owner's derived edges a replacing write leaves out (of ``replace_types``)."""
+    keep = {e.id for e in write.edges}
+    types = set(write.replace_types)
+    rows = yield from all_rows(
+        "SELECT d.edge_id, n.type FROM derived_edges d JOIN edges e ON e.id = d.edge_id "
+        "JOIN nodes n ON n.id = e.source_id "
+        f"WHERE d.dataset_id = {d.param} AND d.owner = {d.param}",
+        write.dataset_id,
+        write.owner,
+    )
+    found = [(as_uuid(row[0]), row[1]) for row in rows]
+    return [i for i, t in found if i not in keep and (not types or t in types)]
+
+
+# --- improve state and reads ---------------------------------------------------------------------
 
 
 def get_state(d: SqlDialect, dataset_id: UUID, key: str) -> Unit[str | None]:

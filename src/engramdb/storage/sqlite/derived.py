@@ -11,11 +11,11 @@ Every function runs inside the transaction the caller opened (``Database.write``
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, StorageError
+from engramdb.errors import StorageError
 from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
@@ -25,7 +25,6 @@ from engramdb.storage.base import (
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
 from engramdb.storage.sql import derived as shared
 from engramdb.storage.sqlite.rows import to_json, to_time
-from engramdb.storage.sqlite.sessions import mark_entries
 from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
@@ -36,47 +35,6 @@ __all__ = [
 _UPSERT_NODE = node_upsert(SQLITE, derived=True)
 
 _UPSERT_EDGE = edge_upsert(SQLITE)
-
-
-def _ids(values: Iterable[UUID | str]) -> str:
-    return to_json(sorted({str(v) for v in values}))
-
-
-def _check(conn: sqlite3.Connection, write: DerivedWrite) -> None:
-    ds = str(write.dataset_id)
-    elements: list[tuple[str, UUID, UUID]] = [("node", n.id, n.dataset_id) for n in write.nodes]
-    elements += [("edge", e.id, e.dataset_id) for e in write.edges]
-    for kind, element_id, element_ds in elements:
-        if str(element_ds) != ds:
-            raise EngramValidationError(
-                f"derived {kind} {element_id} belongs to dataset {element_ds}, not to the "
-                f"written dataset {ds}"
-            )
-    wanted = _ids(n.id for n in write.nodes)
-    taken = conn.execute(
-        """SELECT n.id, d.owner FROM nodes n LEFT JOIN derived_nodes d ON d.node_id = n.id
-           WHERE n.id IN (SELECT value FROM json_each(?))
-             AND (d.owner IS NULL OR d.owner != ?)""",
-        (wanted, write.owner),
-    ).fetchall()
-    if taken:
-        row = taken[0]
-        whose = "an ingested node" if row[1] is None else f"a node of owner {row[1]!r}"
-        raise ConflictError(
-            f"derived node id {row[0]} is already {whose}; derived writes of owner "
-            f"{write.owner!r} may only replace their own nodes"
-        )
-    edge_ids = _ids(e.id for e in write.edges)
-    taken = conn.execute(
-        """SELECT e.id FROM edges e LEFT JOIN derived_edges d ON d.edge_id = e.id
-           WHERE e.id IN (SELECT value FROM json_each(?))
-             AND (d.owner IS NULL OR d.owner != ?)""",
-        (edge_ids, write.owner),
-    ).fetchall()
-    if taken:
-        raise ConflictError(
-            f"derived edge id {taken[0][0]} is already an ingested edge or another owner's"
-        )
 
 
 def _delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[int, int]:
@@ -120,39 +78,15 @@ def _delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[in
 
 def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedReport:
     """Apply a :class:`DerivedWrite` (the caller's transaction makes it atomic)."""
-    spent = 0
-    for consumer, marks in write.marks.items():
-        new = mark_entries(conn, consumer, marks)
-        if len(new) != len(marks):
-            raise ConflictError(
-                f"{len(marks) - len(new)} session entr(y/ies) were already processed by "
-                f"{consumer!r} (or deleted); nothing was written, the entries are not spent twice"
-            )
-        spent += len(new)
-    _check(conn, write)
+    spent = run_unit(conn, partial(shared.spend_marks, SQLITE, write))
+    shared.check_datasets(write)
+    run_unit(conn, partial(shared.check_owners, SQLITE, write))
     ds, now = str(write.dataset_id), to_time(utcnow())
 
     nodes_deleted = edges_deleted = 0
-    doomed: list[str] = []
-    if write.replace:
-        keep = {str(n.id) for n in write.nodes}
-        query = "SELECT d.node_id, n.type FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-        query += "WHERE d.dataset_id = ? AND d.owner = ?"
-        types = set(write.replace_types)
-        doomed = [
-            row[0]
-            for row in conn.execute(query, (ds, write.owner))
-            if row[0] not in keep and (not types or row[1] in types)
-        ]
-    if write.delete_node_ids:
-        mine = conn.execute(
-            "SELECT node_id FROM derived_nodes WHERE owner = ? AND dataset_id = ? "
-            "AND node_id IN (SELECT value FROM json_each(?))",
-            (write.owner, ds, _ids(write.delete_node_ids)),
-        )
-        doomed += [row[0] for row in mine]
+    doomed = run_unit(conn, partial(shared.doomed_nodes, SQLITE, write))
     if doomed:
-        nodes_deleted, edges_deleted = _delete_nodes(conn, sorted(set(doomed)))
+        nodes_deleted, edges_deleted = _delete_nodes(conn, [str(i) for i in doomed])
 
     conn.executemany(
         _UPSERT_NODE,
@@ -184,14 +118,7 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
     )
 
     if write.replace:
-        keep_edges = {str(e.id) for e in write.edges}
-        types = set(write.replace_types)
-        rows = conn.execute(
-            """SELECT d.edge_id, n.type FROM derived_edges d JOIN edges e ON e.id = d.edge_id
-               JOIN nodes n ON n.id = e.source_id WHERE d.dataset_id = ? AND d.owner = ?""",
-            (ds, write.owner),
-        ).fetchall()
-        stale = [r[0] for r in rows if r[0] not in keep_edges and (not types or r[1] in types)]
+        stale = [str(i) for i in run_unit(conn, partial(shared.stale_edges, SQLITE, write))]
         if stale:
             edges_deleted += conn.execute(
                 "DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))",
