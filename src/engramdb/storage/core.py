@@ -3,9 +3,12 @@
 :class:`StoreCore` implements the contract methods whose behaviour does not depend on the
 database -- what an empty input returns, which arguments are refused, what a run record holds,
 which query vectors a search accepts, which session marks a call records -- and hands the rest
-to a small set of ``_``-prefixed port methods that each backend implements with its SQL. A
-backend subclasses ``StoreCore`` and implements those plus the contract methods that are pure
-SQL (reads and writes without rules of their own).
+to ``_``-prefixed port methods. The SQL both backends share is written once as units of work
+(:mod:`.sql`), whose mixins implement the contract methods that are one unit each; a backend
+subclasses ``StoreCore`` and implements the narrow port that runs a unit
+(:class:`.sql.port.UnitPort`: ``_read_unit`` / ``_write_unit``) plus what truly differs:
+connections, document writes and deletions, graph walks, search, locks and the session writes
+that decide "new or not".
 
 Every rule checked here is pinned by the conformance suite (``tests/conformance``), which runs
 against every backend.
