@@ -23,7 +23,8 @@ Ground rules every backend keeps:
 The contract is split by concern, one abstract class per module of :mod:`.contract`
 (documents and graph, search, sessions, derived data, access, operations); :class:`Store`
 combines them. The rules every backend shares (feedback semantics, session marks, run records,
-argument checks) are written once in :mod:`.rules`, :mod:`.migrations` and :mod:`.dialect`;
+argument checks) are written once in :mod:`.rules`, :mod:`.migrations` and :mod:`.dialect`,
+and the SQL they share as units of work in :mod:`.sql`;
 optional features are declared in :attr:`Store.capabilities` (:mod:`.capabilities`).
 """
 

@@ -3,9 +3,12 @@
 :class:`StoreCore` implements the contract methods whose behaviour does not depend on the
 database -- what an empty input returns, which arguments are refused, what a run record holds,
 which query vectors a search accepts, which session marks a call records -- and hands the rest
-to a small set of ``_``-prefixed port methods that each backend implements with its SQL. A
-backend subclasses ``StoreCore`` and implements those plus the contract methods that are pure
-SQL (reads and writes without rules of their own).
+to ``_``-prefixed port methods. The SQL both backends share is written once as units of work
+(:mod:`.sql`), whose mixins implement the contract methods that are one unit each; a backend
+subclasses ``StoreCore`` and implements the narrow port that runs a unit
+(:class:`.sql.port.UnitPort`: ``_read_unit`` / ``_write_unit``) plus what truly differs:
+connections, document writes and deletions, graph walks, search, locks and the session writes
+that decide "new or not".
 
 Every rule checked here is pinned by the conformance suite (``tests/conformance``), which runs
 against every backend.
@@ -24,13 +27,19 @@ from engramdb.models.records import Dataset, Edge, Node, PipelineRun, RunStatus,
 from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
+from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.derived import DerivedMethods
+from engramdb.storage.sql.graph import GraphReads
+from engramdb.storage.sql.records import RecordMethods
+from engramdb.storage.sql.sessions import SessionReads
 from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
 
 __all__ = ["StoreCore"]
 
 
-class StoreCore(Store):
-    """Rules and argument checks shared by every backend (see the module docstring)."""
+class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, DerivedMethods, Store):
+    """Rules and argument checks shared by every backend (see the module docstring); the
+    methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 
     def __init__(self) -> None:
         self._hostname = socket.gethostname()
@@ -46,14 +55,6 @@ class StoreCore(Store):
         if existing is not None:
             return existing
         return await self._create_dataset(owner_id, name)
-
-    @abstractmethod
-    async def _create_default_user(self) -> User:
-        """Insert the default user unless one exists (a concurrent insert wins); return it."""
-
-    @abstractmethod
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        """Insert the dataset unless the owner has one of that name; return the stored one."""
 
     # --- pipeline runs ---------------------------------------------------------------------------
 
@@ -83,22 +84,6 @@ class StoreCore(Store):
         if not dataset_ids:
             return []
         return await self._list_runs(list(dict.fromkeys(dataset_ids)))
-
-    @abstractmethod
-    async def _record_run(self, run: PipelineRun) -> None: ...
-
-    @abstractmethod
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None: ...
-
-    @abstractmethod
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]: ...
 
     # --- graph reads: empty inputs answer without a query ----------------------------------
 
@@ -159,20 +144,6 @@ class StoreCore(Store):
         if not pairs:
             return []
         return await self._edges_between(pairs, exclude_relations, provenance)
-
-    @abstractmethod
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]: ...
-
-    @abstractmethod
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]: ...
-
-    @abstractmethod
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int: ...
-
-    @abstractmethod
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]: ...
 
     @abstractmethod
     async def _neighbourhood(
@@ -265,13 +236,3 @@ class StoreCore(Store):
             raise EngramValidationError(f"feedback alpha must be in (0, 1], got {alpha}")
         rules.normalise_marks([u.mark for u in updates])  # kinds checked before any write
         return await self._apply_feedback_weights(dataset_id, consumer, list(updates), alpha)
-
-    @abstractmethod
-    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
-        """Record ``marks`` (normalised: known kinds, one per entry) in one transaction with the
-        backend's mark step; return those that were new, in the order given."""
-
-    @abstractmethod
-    async def _apply_feedback_weights(
-        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
-    ) -> FeedbackReport: ...

@@ -16,10 +16,11 @@ statements are built once per dialect (``functools.cache``) so the hot write pat
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["POSTGRES", "SQLITE", "SqlDialect", "edge_upsert", "node_upsert"]
 
@@ -60,6 +61,8 @@ class SqlDialect:
     greatest: str
     #: What makes text order byte-wise (SQLite's default already is).
     binary_collation: str
+    #: The column that orders a table's rows by insertion (``rowid``; PostgreSQL's ``seq``).
+    row_order: str
 
     def params(self, count: int) -> str:
         """``count`` placeholders separated by commas."""
@@ -74,6 +77,16 @@ class SqlDialect:
             return f"{column} IN ({self.params(len(values))})", list(values)
         return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
 
+    def in_list(
+        self, column: str, values: Sequence[object], cast: str = "uuid"
+    ) -> tuple[str, list[object]]:
+        """``column`` is one of ``values``, bound as one parameter however many there are: a
+        JSON array read with ``json_each`` (SQLite), an array of type ``cast`` (PostgreSQL)."""
+        if self.name == "sqlite":
+            items = [v if isinstance(v, str | int | float) else str(v) for v in values]
+            return f"{column} IN (SELECT value FROM json_each({self.param}))", [json.dumps(items)]
+        return f"{column} = ANY({self.param}::{cast}[])", [list(values)]
+
     def json_param(self) -> str:
         return f"{self.param}{self.json_cast}"
 
@@ -83,6 +96,22 @@ class SqlDialect:
         if self.name == "sqlite":
             return f"json_extract({column}, '$.{key}')"
         return f"({column} ->> '{key}')"
+
+    def array(self, column: str, source: str) -> str:
+        """The values of ``column`` over ``source`` (``FROM ... WHERE ...``) as one value: a
+        JSON array text in SQLite, an array in PostgreSQL (read with :func:`.sql.values.as_uuids`
+        and the like)."""
+        if self.name == "sqlite":
+            return f"(SELECT json_group_array({column}) {source})"
+        return f"ARRAY(SELECT {column} {source})"
+
+    def read_json(self, value: Any, default: Any) -> Any:
+        """A JSON column's value: psycopg decodes ``jsonb`` already, SQLite returns the text."""
+        if value is None:
+            return default
+        if self.name == "postgres":
+            return value
+        return default if value == "" else json.loads(value)
 
     def upsert(
         self, table: str, columns: Sequence[str], conflict: Sequence[str], update: Sequence[str]
@@ -99,9 +128,14 @@ class SqlDialect:
         return head + "UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in update)
 
 
-SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="")
+SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="", row_order="rowid")
 POSTGRES = SqlDialect(
-    "postgres", "%s", "::jsonb", greatest="greatest", binary_collation=' COLLATE "C"'
+    "postgres",
+    "%s",
+    "::jsonb",
+    greatest="greatest",
+    binary_collation=' COLLATE "C"',
+    row_order="seq",
 )
 
 

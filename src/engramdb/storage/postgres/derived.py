@@ -5,7 +5,7 @@ and edges live in the ordinary ``nodes`` / ``edges`` tables, so every graph read
 path sees them; ``derived_nodes`` / ``derived_edges`` record their owner and cascade away with
 them. A derived node may carry ``node_sources`` rows (its *anchor*): then the provenance
 machinery of :mod:`.documents` deletes it with its data item. Session marks are spent with
-:func:`.sessions.mark_entries` inside the same transaction.
+:func:`engramdb.storage.sql.derived.spend_marks` inside the same transaction.
 
 Every function runs inside the transaction the caller opened (``Database.write`` / ``read``).
 """
@@ -13,73 +13,30 @@ Every function runs inside the transaction the caller opened (``Database.write``
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, StorageError
-from engramdb.models.records import Edge, utcnow
+from engramdb.errors import StorageError
+from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     MentionCount,
-    Subgraph,
 )
 from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
-from engramdb.storage.postgres.reads import get_nodes
-from engramdb.storage.postgres.rows import EDGE_COLUMNS, row_to_edge, to_json
-from engramdb.storage.postgres.sessions import mark_entries
+from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql import derived as shared
 
 __all__ = [
-    "apply_feedback_weights",
     "entity_mentions",
-    "get_state",
-    "graph_fingerprint",
-    "list_derived",
-    "set_state",
     "write_derived",
 ]
 
 _UPSERT_NODE = node_upsert(POSTGRES, derived=True)
 
 _UPSERT_EDGE = edge_upsert(POSTGRES)
-
-
-def _check_datasets(write: DerivedWrite) -> None:
-    elements: list[tuple[str, UUID, UUID]] = [("node", n.id, n.dataset_id) for n in write.nodes]
-    elements += [("edge", e.id, e.dataset_id) for e in write.edges]
-    for kind, element_id, element_ds in elements:
-        if element_ds != write.dataset_id:
-            raise EngramValidationError(
-                f"derived {kind} {element_id} belongs to dataset {element_ds}, not to the "
-                f"written dataset {write.dataset_id}"
-            )
-
-
-async def _check_owners(conn: Conn, write: DerivedWrite) -> None:
-    cur = await conn.execute(
-        """SELECT n.id, d.owner FROM nodes n LEFT JOIN derived_nodes d ON d.node_id = n.id
-           WHERE n.id = ANY(%s::uuid[]) AND (d.owner IS NULL OR d.owner <> %s) LIMIT 1""",
-        ([n.id for n in write.nodes], write.owner),
-    )
-    row = await cur.fetchone()
-    if row is not None:
-        whose = "an ingested node" if row[1] is None else f"a node of owner {row[1]!r}"
-        raise ConflictError(
-            f"derived node id {row[0]} is already {whose}; derived writes of owner "
-            f"{write.owner!r} may only replace their own nodes"
-        )
-    cur = await conn.execute(
-        """SELECT e.id FROM edges e LEFT JOIN derived_edges d ON d.edge_id = e.id
-           WHERE e.id = ANY(%s::uuid[]) AND (d.owner IS NULL OR d.owner <> %s) LIMIT 1""",
-        ([e.id for e in write.edges], write.owner),
-    )
-    row = await cur.fetchone()
-    if row is not None:
-        raise ConflictError(
-            f"derived edge id {row[0]} is already an ingested edge or another owner's"
-        )
 
 
 async def _delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
@@ -114,49 +71,9 @@ async def _delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]
     return max(cur.rowcount, 0), edges
 
 
-async def _doomed_nodes(conn: Conn, write: DerivedWrite) -> list[UUID]:
-    doomed: list[UUID] = []
-    if write.replace:
-        keep = {n.id for n in write.nodes}
-        types = set(write.replace_types)
-        cur = await conn.execute(
-            "SELECT d.node_id, n.type FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-            "WHERE d.dataset_id = %s AND d.owner = %s",
-            (write.dataset_id, write.owner),
-        )
-        doomed = [
-            row[0]
-            for row in await cur.fetchall()
-            if row[0] not in keep and (not types or row[1] in types)
-        ]
-    if write.delete_node_ids:
-        cur = await conn.execute(
-            "SELECT node_id FROM derived_nodes WHERE owner = %s AND dataset_id = %s "
-            "AND node_id = ANY(%s::uuid[])",
-            (write.owner, write.dataset_id, list(write.delete_node_ids)),
-        )
-        doomed += [row[0] for row in await cur.fetchall()]
-    return sorted(set(doomed))
-
-
-async def _stale_edges(conn: Conn, write: DerivedWrite) -> list[UUID]:
-    keep = {e.id for e in write.edges}
-    types = set(write.replace_types)
-    cur = await conn.execute(
-        """SELECT d.edge_id, n.type FROM derived_edges d JOIN edges e ON e.id = d.edge_id
-           JOIN nodes n ON n.id = e.source_id WHERE d.dataset_id = %s AND d.owner = %s""",
-        (write.dataset_id, write.owner),
-    )
-    return [
-        row[0]
-        for row in await cur.fetchall()
-        if row[0] not in keep and (not types or row[1] in types)
-    ]
-
-
 async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
     """Apply a :class:`DerivedWrite` (the caller's transaction makes it atomic)."""
-    _check_datasets(write)
+    shared.check_datasets(write)
     node_rows = [
         (
             n.id,
@@ -183,19 +100,13 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
         )
         for e in write.edges
     ]
-    spent = 0
-    for consumer, marks in write.marks.items():
-        new = await mark_entries(conn, consumer, marks)
-        if len(new) != len(marks):
-            raise ConflictError(
-                f"{len(marks) - len(new)} session entr(y/ies) were already processed by "
-                f"{consumer!r} (or deleted); nothing was written, the entries are not spent twice"
-            )
-        spent += len(new)
-    await _check_owners(conn, write)
+    spent = await run_unit(conn, partial(shared.spend_marks, POSTGRES, write))
+    await run_unit(conn, partial(shared.check_owners, POSTGRES, write))
     now = utcnow()
 
-    nodes_deleted, edges_deleted = await _delete_nodes(conn, await _doomed_nodes(conn, write))
+    nodes_deleted, edges_deleted = await _delete_nodes(
+        conn, await run_unit(conn, partial(shared.doomed_nodes, POSTGRES, write))
+    )
     async with conn.cursor() as batch:
         if node_rows:
             await batch.executemany(_UPSERT_NODE, [(*row, now, now) for row in node_rows])
@@ -211,7 +122,7 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
                 [(node, data, write.dataset_id) for node, data in write.anchors.items()],
             )
         if write.replace:
-            stale = await _stale_edges(conn, write)
+            stale = await run_unit(conn, partial(shared.stale_edges, POSTGRES, write))
             if stale:
                 cur = await conn.execute("DELETE FROM edges WHERE id = ANY(%s::uuid[])", (stale,))
                 edges_deleted += max(cur.rowcount, 0)
@@ -235,10 +146,17 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
                 [(e.id, write.dataset_id, write.owner) for e in write.edges],
             )
     for key, value in write.state.items():
-        await set_state(conn, write.dataset_id, key, value)
+        await run_unit(conn, partial(shared.set_state, POSTGRES, write.dataset_id, key, value))
     if write.fingerprint_key is not None:
-        fingerprint = await graph_fingerprint(conn, write.dataset_id)
-        await set_state(conn, write.dataset_id, write.fingerprint_key, fingerprint)
+        fingerprint = await run_unit(
+            conn, partial(shared.graph_fingerprint, POSTGRES, write.dataset_id)
+        )
+        await run_unit(
+            conn,
+            partial(
+                shared.set_state, POSTGRES, write.dataset_id, write.fingerprint_key, fingerprint
+            ),
+        )
     return DerivedReport(
         nodes_written=len(write.nodes),
         edges_written=len(write.edges),
@@ -246,95 +164,6 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
         edges_deleted=edges_deleted,
         marks=spent,
     )
-
-
-async def list_derived(conn: Conn, dataset_id: UUID, owner: str, node_type: str | None) -> Subgraph:
-    cur = await conn.execute(
-        "SELECT n.id FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-        "WHERE d.dataset_id = %s AND d.owner = %s AND (%s::text IS NULL OR n.type = %s) "
-        "ORDER BY n.seq",
-        (dataset_id, owner, node_type, node_type),
-    )
-    nodes = await get_nodes(conn, [row[0] for row in await cur.fetchall()])
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM derived_edges d JOIN edges e ON e.id = d.edge_id "
-        "WHERE d.dataset_id = %s AND d.owner = %s ORDER BY e.seq",
-        (dataset_id, owner),
-    )
-    edges = [row_to_edge(row) for row in await cur.fetchall()]
-    if node_type is not None:
-        wanted = {n.id for n in nodes}
-        edges = [e for e in edges if e.source_id in wanted or e.target_id in wanted]
-    return Subgraph(nodes=nodes, edges=edges)
-
-
-async def apply_feedback_weights(
-    conn: Conn,
-    dataset_id: UUID,
-    consumer: str,
-    updates: Sequence[FeedbackUpdate],
-    alpha: float,
-) -> FeedbackReport:
-    new = set(await mark_entries(conn, consumer, [u.mark for u in updates]))
-    ratings = nodes = edges = 0
-    for update in updates:
-        if update.mark not in new:
-            continue
-        new.discard(update.mark)  # a mark listed twice is spent once
-        ratings += 1
-        target = min(1.0, max(0.0, float(update.target)))
-        if update.node_ids:
-            cur = await conn.execute(
-                "UPDATE nodes SET feedback_weight = feedback_weight + %s * (%s - feedback_weight) "
-                "WHERE dataset_id = %s AND id = ANY(%s::uuid[])",
-                (alpha, target, dataset_id, sorted(set(update.node_ids))),
-            )
-            nodes += max(cur.rowcount, 0)
-        if update.edge_ids:
-            cur = await conn.execute(
-                "UPDATE edges SET feedback_weight = feedback_weight + %s * (%s - feedback_weight) "
-                "WHERE dataset_id = %s AND id = ANY(%s::uuid[])",
-                (alpha, target, dataset_id, sorted(set(update.edge_ids))),
-            )
-            edges += max(cur.rowcount, 0)
-    return FeedbackReport(ratings=ratings, nodes=nodes, edges=edges)
-
-
-async def get_state(conn: Conn, dataset_id: UUID, key: str) -> str | None:
-    cur = await conn.execute(
-        "SELECT value FROM improve_state WHERE dataset_id = %s AND key = %s", (dataset_id, key)
-    )
-    row = await cur.fetchone()
-    return None if row is None else str(row[0])
-
-
-async def set_state(conn: Conn, dataset_id: UUID, key: str, value: str) -> None:
-    """Store a value; nothing when the dataset was deleted meanwhile."""
-    await conn.execute(
-        "INSERT INTO improve_state (dataset_id, key, value, updated_at) "
-        "SELECT id, %s, %s, %s FROM datasets WHERE id = %s "
-        "ON CONFLICT (dataset_id, key) DO UPDATE SET value = excluded.value, "
-        "updated_at = excluded.updated_at",
-        (key, value, utcnow(), dataset_id),
-    )
-
-
-async def graph_fingerprint(conn: Conn, dataset_id: UUID) -> str:
-    """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
-    new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
-    cur = await conn.execute(
-        """SELECT (SELECT count(*) FROM data WHERE dataset_id = %(ds)s),
-                  (SELECT count(*) FROM nodes WHERE dataset_id = %(ds)s)
-                    - (SELECT count(*) FROM derived_nodes WHERE dataset_id = %(ds)s),
-                  (SELECT count(*) FROM edges WHERE dataset_id = %(ds)s)
-                    - (SELECT count(*) FROM derived_edges WHERE dataset_id = %(ds)s),
-                  (SELECT coalesce(max(seq), 0) FROM nodes
-                   WHERE dataset_id = %(ds)s AND type = 'Chunk')""",
-        {"ds": dataset_id},
-    )
-    row = await cur.fetchone()
-    assert row is not None  # a SELECT without FROM returns one row
-    return f"d{row[0]}.n{row[1]}.e{row[2]}.c{row[3]}"
 
 
 async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
@@ -346,14 +175,3 @@ async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
         (dataset_id,),
     )
     return [MentionCount(r[0], r[1], int(r[2])) for r in await cur.fetchall()]
-
-
-async def fact_edges(conn: Conn, dataset_id: UUID, exclude_relations: Sequence[str]) -> list[Edge]:
-    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``."""
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = %s "
-        "AND NOT (e.relation = ANY(%s::text[])) "
-        "AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id) ORDER BY e.seq",
-        (dataset_id, list(exclude_relations)),
-    )
-    return [row_to_edge(row) for row in await cur.fetchall()]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import LiteralString
 from uuid import UUID
 
@@ -32,7 +33,9 @@ from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.text import document_words, scope_lexeme
+from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import FloatArray, check_vector
+from engramdb.storage.sql import documents as shared
 
 __all__ = [
     "PreparedDocument",
@@ -309,35 +312,6 @@ async def _reset_temp(conn: Conn) -> None:
         await conn.execute(statement)
 
 
-async def _collect_dependants(conn: Conn) -> None:
-    """Extend del_nodes/del_edges with everything only ``del_data`` supports, and with every
-    edge touching a node about to go."""
-    await conn.execute(
-        """INSERT INTO del_nodes
-           SELECT DISTINCT s.node_id FROM node_sources s
-           WHERE s.data_id IN (SELECT id FROM del_data)
-             AND NOT EXISTS (SELECT 1 FROM node_sources o WHERE o.node_id = s.node_id
-                             AND o.data_id NOT IN (SELECT id FROM del_data))
-           ON CONFLICT DO NOTHING"""
-    )
-    await conn.execute(
-        """INSERT INTO del_edges
-           SELECT DISTINCT s.edge_id FROM edge_sources s
-           WHERE s.data_id IN (SELECT id FROM del_data)
-             AND NOT EXISTS (SELECT 1 FROM edge_sources o WHERE o.edge_id = s.edge_id
-                             AND o.data_id NOT IN (SELECT id FROM del_data))
-           ON CONFLICT DO NOTHING"""
-    )
-    await conn.execute(
-        "INSERT INTO del_edges SELECT id FROM edges WHERE source_id IN (SELECT id FROM del_nodes) "
-        "ON CONFLICT DO NOTHING"
-    )
-    await conn.execute(
-        "INSERT INTO del_edges SELECT id FROM edges WHERE target_id IN (SELECT id FROM del_nodes) "
-        "ON CONFLICT DO NOTHING"
-    )
-
-
 async def _count(conn: Conn, statement: LiteralString) -> int:
     cur = await conn.execute(statement)
     return max(cur.rowcount, 0)
@@ -375,10 +349,9 @@ async def _purge(conn: Conn) -> DeleteReport:
 
 async def delete_data(conn: Conn, data_id: UUID) -> DeleteReport:
     await _reset_temp(conn)
-    found = await conn.execute("INSERT INTO del_data SELECT id FROM data WHERE id = %s", (data_id,))
-    if found.rowcount == 0:
+    if not await run_unit(conn, partial(shared.collect_data, POSTGRES, data_id)):
         return DeleteReport()
-    await _collect_dependants(conn)
+    await run_unit(conn, partial(shared.collect_dependants, POSTGRES))
     return await _purge(conn)
 
 
@@ -387,16 +360,8 @@ async def delete_dataset(conn: Conn, dataset_id: UUID) -> DeleteReport:
     if await cur.fetchone() is None:
         return DeleteReport()
     await _reset_temp(conn)
-    await conn.execute(
-        "INSERT INTO del_data SELECT id FROM data WHERE dataset_id = %s", (dataset_id,)
-    )
-    await conn.execute(
-        "INSERT INTO del_nodes SELECT id FROM nodes WHERE dataset_id = %s", (dataset_id,)
-    )
-    await conn.execute(
-        "INSERT INTO del_edges SELECT id FROM edges WHERE dataset_id = %s", (dataset_id,)
-    )
-    await _collect_dependants(conn)
+    await run_unit(conn, partial(shared.collect_dataset, POSTGRES, dataset_id))
+    await run_unit(conn, partial(shared.collect_dependants, POSTGRES))
     report = await _purge(conn)
     await conn.execute("DELETE FROM lexical_stats WHERE dataset_id = %s", (dataset_id,))
     await conn.execute("DELETE FROM pipeline_runs WHERE dataset_id = %s", (dataset_id,))

@@ -29,32 +29,31 @@ full-text index:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from uuid import UUID
 
 from engramdb.models.records import Edge, Node
 from engramdb.storage.base import ScoredId, Subgraph
+from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import (
     EDGE_COLUMNS,
     EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
-    NODE_COLUMNS_BARE,
-    row_to_edge,
-    row_to_node,
 )
 from engramdb.storage.postgres.text import query_words, scope_query
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql import graph as shared
+from engramdb.storage.sql.rows import row_to_edge, row_to_node
 
 __all__ = [
     "BM25_B",
     "BM25_K1",
     "POSTINGS_BUDGET",
-    "count_nodes",
     "edges_between",
     "get_nodes",
     "incident_edges",
     "lexical_search",
-    "list_edges",
-    "list_nodes",
     "neighbourhood",
 ]
 
@@ -66,51 +65,7 @@ POSTINGS_BUDGET = 10_000
 
 
 async def get_nodes(conn: Conn, node_ids: Sequence[UUID], provenance: bool = True) -> list[Node]:
-    if not node_ids:
-        return []
-    columns = NODE_COLUMNS if provenance else NODE_COLUMNS_BARE
-    cur = await conn.execute(
-        f"SELECT {columns} FROM nodes n WHERE n.id = ANY(%s::uuid[])", (list(node_ids),)
-    )
-    by_id = {row[0]: row for row in await cur.fetchall()}
-    ordered = [by_id[key] for key in dict.fromkeys(node_ids) if key in by_id]
-    return [row_to_node(row) for row in ordered]
-
-
-async def list_nodes(
-    conn: Conn, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-) -> list[Node]:
-    if not dataset_ids or limit <= 0:
-        return []
-    cur = await conn.execute(
-        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.dataset_id = ANY(%s::uuid[]) "
-        "AND (%s::text IS NULL OR n.type = %s) ORDER BY n.seq LIMIT %s",
-        (list(dataset_ids), type_, type_, limit),
-    )
-    return [row_to_node(row) for row in await cur.fetchall()]
-
-
-async def count_nodes(conn: Conn, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-    if not dataset_ids:
-        return 0
-    cur = await conn.execute(
-        "SELECT count(*) FROM nodes n WHERE n.dataset_id = ANY(%s::uuid[]) "
-        "AND (%s::text IS NULL OR n.type = %s)",
-        (list(dataset_ids), type_, type_),
-    )
-    row = await cur.fetchone()
-    return int(row[0]) if row is not None else 0
-
-
-async def list_edges(conn: Conn, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-    if not dataset_ids or limit <= 0:
-        return []
-    cur = await conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = ANY(%s::uuid[]) "
-        "ORDER BY e.seq LIMIT %s",
-        (list(dataset_ids), limit),
-    )
-    return [row_to_edge(row) for row in await cur.fetchall()]
+    return await run_unit(conn, partial(shared.get_nodes, POSTGRES, node_ids, provenance))
 
 
 _WALK = """

@@ -1,24 +1,17 @@
-"""The session store of the PostgreSQL backend (run inside a transaction of :class:`.Database`).
+"""The session writes of the PostgreSQL backend (run inside a transaction of :class:`.Database`).
 
-Tables (migration 2): ``sessions`` keyed by (user_id, session_id), ``session_qa`` with
-``session_qa_datasets``, ``session_traces``, ``session_context`` and ``session_marks`` — the
-same shapes and semantics as the embedded store's (:mod:`engramdb.storage.sqlite.sessions`).
-Every read filters by user id first, so a session id never leaks across users.
-
-Concurrency differs from SQLite, where one writer runs at a time, so the steps that decide
-"new or not" are single statements PostgreSQL makes atomic: :func:`mark_entries` is one upsert
-per mark whose ``DO UPDATE ... WHERE`` only raises a lower revision and whose ``RETURNING`` says
-whether it applied (a concurrent consumer waits for the row lock, then sees the committed mark
-and applies nothing); marks are taken in (kind, id) order so two consumers cannot deadlock.
-:func:`mark_entries` is also the step other writes call inside their own transaction to spend
-entries exactly once.
+The reads and the mark step are shared with SQLite (:mod:`engramdb.storage.sql.sessions`).
+Concurrency differs from SQLite, where one writer runs at a time, so the writes that decide
+"new or not" lock what they read (``FOR UPDATE``) or are single statements PostgreSQL makes
+atomic (``ON CONFLICT ... RETURNING``). :func:`mark_entries` runs the shared mark step inside
+the caller's transaction, to spend entries exactly once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from functools import partial
 from uuid import UUID
 
 from engramdb.errors import ConflictError, NotFoundError
@@ -28,7 +21,6 @@ from engramdb.models.sessions import (
     EntryMark,
     FeedbackSource,
     QARecord,
-    SessionRecord,
     TraceRecord,
     normalize_content,
 )
@@ -36,99 +28,18 @@ from engramdb.storage import rules
 from engramdb.storage import statements as stmt
 from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres.database import Conn
-from engramdb.storage.postgres.rows import Row, to_json, utc
+from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql import sessions as shared
 
 __all__ = [
     "add_context_entry",
     "add_qa_entry",
     "add_trace_entry",
     "clear_qa_feedback",
-    "count_qa_entries",
-    "delete_session",
-    "get_qa_entry",
-    "get_session",
-    "list_context_entries",
-    "list_pending_ratings",
-    "list_qa_entries",
-    "list_sessions",
-    "list_trace_entries",
     "mark_entries",
     "set_qa_feedback",
 ]
-
-
-_QA_COLUMNS = (
-    "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
-    "q.search_type, ARRAY(SELECT d.dataset_id FROM session_qa_datasets d "
-    "WHERE d.qa_id = q.id), q.used_node_ids, q.used_edge_ids, q.feedback_score, "
-    "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at"
-)
-
-
-# --- rows ----------------------------------------------------------------------------------------
-
-
-def _row_to_qa(row: Row) -> QARecord:
-    return QARecord(
-        id=row[0],
-        user_id=row[1],
-        session_id=row[2],
-        seq=int(row[3]),
-        origin=row[4],
-        question=row[5],
-        context=row[6],
-        answer=row[7],
-        search_type=row[8],
-        dataset_ids=sorted(row[9] or [], key=str),
-        used_node_ids=list(row[10] or []),
-        used_edge_ids=list(row[11] or []),
-        feedback_score=None if row[12] is None else int(row[12]),
-        feedback_text=row[13],
-        feedback_source=row[14],
-        feedback_at=None if row[15] is None else utc(row[15]),
-        rating_rev=int(row[16]),
-        created_at=utc(row[17]),
-    )
-
-
-def _row_to_trace(row: Row) -> TraceRecord:
-    return TraceRecord(
-        id=row[0],
-        user_id=row[1],
-        session_id=row[2],
-        seq=int(row[3]),
-        origin_function=row[4],
-        status=row[5],
-        memory_query=row[6],
-        memory_context=row[7],
-        method_params=row[8] if row[8] is not None else {},
-        method_return_value=row[9],
-        error_message=row[10],
-        session_feedback=row[11],
-        created_at=utc(row[12]),
-    )
-
-
-def _row_to_context(row: Row) -> ContextRecord:
-    return ContextRecord(
-        id=row[0],
-        user_id=row[1],
-        session_id=row[2],
-        seq=int(row[3]),
-        context_profile=row[4],
-        section=row[5],
-        content=row[6],
-        confidence=float(row[7]),
-        source_ids=list(row[8] or []),
-        created_at=utc(row[9]),
-        updated_at=utc(row[10]),
-    )
-
-
-def _row_to_session(row: Row) -> SessionRecord:
-    return SessionRecord(
-        user_id=row[0], session_id=row[1], created_at=utc(row[2]), updated_at=utc(row[3])
-    )
 
 
 # --- sessions ------------------------------------------------------------------------------------
@@ -140,26 +51,6 @@ async def _touch_session(conn: Conn, user_id: UUID, session_id: str, at: datetim
     if await cur.fetchone() is None:
         raise NotFoundError(f"No user with id {user_id}; create the user first.")
     await conn.execute(stmt.touch_session(POSTGRES), (user_id, session_id, at, at))
-
-
-async def get_session(conn: Conn, user_id: UUID, session_id: str) -> SessionRecord | None:
-    cur = await conn.execute(stmt.get_session(POSTGRES), (user_id, session_id))
-    row = await cur.fetchone()
-    return None if row is None else _row_to_session(row)
-
-
-async def list_sessions(conn: Conn, user_id: UUID) -> list[SessionRecord]:
-    cur = await conn.execute(stmt.list_sessions(POSTGRES), (user_id,))
-    return [_row_to_session(row) for row in await cur.fetchall()]
-
-
-async def delete_session(conn: Conn, user_id: UUID, session_id: str) -> bool:
-    key = (user_id, session_id)
-    deleted = 0
-    for statement, kind in stmt.delete_session(POSTGRES):
-        cur = await conn.execute(statement, key if kind is None else (kind, *key))
-        deleted = cur.rowcount
-    return deleted > 0
 
 
 # --- Q&A entries ---------------------------------------------------------------------------------
@@ -200,98 +91,16 @@ async def add_qa_entry(conn: Conn, entry: QARecord) -> QARecord:
             "SELECT %s, d FROM unnest(%s::uuid[]) AS d ON CONFLICT DO NOTHING",
             (entry.id, sorted(set(entry.dataset_ids))),
         )
-    stored = await _qa_by_id(conn, entry.id)
+    stored = await run_unit(conn, partial(shared.qa_by_id, POSTGRES, entry.id))
     if stored is None:  # cannot happen: inserted just above, in this transaction
         raise ConflictError(f"The Q&A entry {entry.id} could not be stored.")
     return stored
 
 
-async def _qa_by_id(conn: Conn, qa_id: UUID) -> QARecord | None:
-    cur = await conn.execute(f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE q.id = %s", (qa_id,))
-    row = await cur.fetchone()
-    return None if row is None else _row_to_qa(row)
-
-
-async def get_qa_entry(
-    conn: Conn, user_id: UUID, session_id: str, qa_id: UUID, *, lock: bool = False
-) -> QARecord | None:
-    cur = await conn.execute(
-        f"SELECT {_QA_COLUMNS} FROM session_qa q "
-        "WHERE q.id = %s AND q.user_id = %s AND q.session_id = %s"
-        + (" FOR UPDATE OF q" if lock else ""),
-        (qa_id, user_id, session_id),
-    )
-    row = await cur.fetchone()
-    return None if row is None else _row_to_qa(row)
-
-
-def _qa_filter(
-    user_id: UUID,
-    session_ids: Sequence[str] | None,
-    dataset_id: UUID | None,
-    unmarked_by: str | None,
-) -> tuple[str, list[Any]]:
-    return stmt.qa_filter(POSTGRES, user_id, session_ids, dataset_id, unmarked_by)
-
-
-async def list_qa_entries(
-    conn: Conn,
-    user_id: UUID,
-    session_ids: Sequence[str] | None,
-    dataset_id: UUID | None,
-    unmarked_by: str | None,
-    last_n: int | None,
-) -> list[QARecord]:
-    if session_ids is not None and not session_ids:
-        return []
-    where, params = _qa_filter(user_id, session_ids, dataset_id, unmarked_by)
-    if last_n is None:
-        cur = await conn.execute(
-            f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} ORDER BY q.seq", params
-        )
-        return [_row_to_qa(row) for row in await cur.fetchall()]
-    cur = await conn.execute(
-        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} ORDER BY q.seq DESC LIMIT %s",
-        [*params, max(last_n, 0)],
-    )
-    return [_row_to_qa(row) for row in await cur.fetchall()][::-1]
-
-
-async def count_qa_entries(
-    conn: Conn,
-    user_id: UUID,
-    session_ids: Sequence[str] | None,
-    dataset_id: UUID | None,
-    unmarked_by: str | None,
-) -> int:
-    if session_ids is not None and not session_ids:
-        return 0
-    where, params = _qa_filter(user_id, session_ids, dataset_id, unmarked_by)
-    cur = await conn.execute(f"SELECT count(*) FROM session_qa q WHERE {where}", params)
-    row = await cur.fetchone()
-    return int(row[0]) if row is not None else 0
-
-
-async def list_pending_ratings(
-    conn: Conn,
-    user_id: UUID,
-    consumer: str,
-    session_ids: Sequence[str] | None,
-    dataset_id: UUID | None,
-) -> list[QARecord]:
-    if session_ids is not None and not session_ids:
-        return []
-    where, params = _qa_filter(user_id, session_ids, dataset_id, None)
-    pending = stmt.pending_ratings_clause(POSTGRES)
-    cur = await conn.execute(
-        f"SELECT {_QA_COLUMNS} FROM session_qa q WHERE {where} AND {pending} ORDER BY q.seq",
-        [*params, consumer],
-    )
-    return [_row_to_qa(row) for row in await cur.fetchall()]
-
-
 async def _require_qa(conn: Conn, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord:
-    entry = await get_qa_entry(conn, user_id, session_id, qa_id, lock=True)
+    entry = await run_unit(
+        conn, partial(shared.get_qa_entry, POSTGRES, user_id, session_id, qa_id, lock=True)
+    )
     if entry is None:
         raise NotFoundError(
             f"No Q&A entry {qa_id} in session {session_id!r} of this user; list the session's "
@@ -333,28 +142,9 @@ async def clear_qa_feedback(conn: Conn, user_id: UUID, session_id: str, qa_id: U
 
 
 async def mark_entries(conn: Conn, consumer: str, marks: Sequence[EntryMark]) -> list[EntryMark]:
-    """Record ``consumer``'s marks and return those that were new (see the Store contract).
-
-    Call it inside the transaction of the write that consumes the entries, then apply only what
-    it returns: the mark and the effect commit or roll back together.
-    """
-    wanted = rules.normalise_marks(marks)  # known kinds, one mark per entry
-    stamp = utcnow()
-    applied: set[tuple[str, UUID]] = set()
-    # One lock order for every consumer: (kind, entry id).
-    for mark in sorted(wanted, key=lambda m: (m.kind, str(m.entry_id))):
-        table = rules.ENTRY_TABLES[mark.kind]
-        cur = await conn.execute(
-            "INSERT INTO session_marks (kind, entry_id, consumer, rating_rev, marked_at) "
-            f"SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM {table} WHERE id = %s) "
-            "ON CONFLICT (kind, entry_id, consumer) DO UPDATE SET "
-            "rating_rev = excluded.rating_rev, marked_at = excluded.marked_at "
-            "WHERE session_marks.rating_rev < excluded.rating_rev RETURNING 1",
-            (mark.kind, mark.entry_id, consumer, mark.rating_rev, stamp, mark.entry_id),
-        )
-        if await cur.fetchone() is not None:
-            applied.add((mark.kind, mark.entry_id))
-    return [m for m in wanted if (m.kind, m.entry_id) in applied]  # in the order given
+    """The shared mark step (:func:`engramdb.storage.sql.sessions.mark_entries`) in the caller's
+    transaction."""
+    return await run_unit(conn, partial(shared.mark_entries, POSTGRES, consumer, marks))
 
 
 # --- traces --------------------------------------------------------------------------------------
@@ -389,32 +179,7 @@ async def add_trace_entry(conn: Conn, entry: TraceRecord) -> TraceRecord:
     )
     row = await cur.fetchone()
     assert row is not None  # RETURNING of a successful insert
-    return _row_to_trace(row)
-
-
-async def list_trace_entries(
-    conn: Conn,
-    user_id: UUID,
-    session_ids: Sequence[str] | None,
-    unmarked_by: str | None,
-    last_n: int | None,
-) -> list[TraceRecord]:
-    if session_ids is not None and not session_ids:
-        return []
-    clauses = ["t.user_id = %s"]
-    params: list[Any] = [user_id]
-    if session_ids is not None:
-        clauses.append("t.session_id = ANY(%s::text[])")
-        params.append(list(session_ids))
-    if unmarked_by is not None:
-        clauses.append(stmt.unmarked_clause(POSTGRES, "trace", "t"))
-        params.append(unmarked_by)
-    select = f"SELECT {stmt.TRACE_COLUMNS} FROM session_traces t WHERE {' AND '.join(clauses)}"
-    if last_n is None:
-        cur = await conn.execute(select + " ORDER BY t.seq", params)
-        return [_row_to_trace(row) for row in await cur.fetchall()]
-    cur = await conn.execute(select + " ORDER BY t.seq DESC LIMIT %s", [*params, max(last_n, 0)])
-    return [_row_to_trace(row) for row in await cur.fetchall()][::-1]
+    return shared.row_to_trace(POSTGRES, row)
 
 
 # --- guidance entries ----------------------------------------------------------------------------
@@ -428,7 +193,7 @@ async def _find_context(conn: Conn, entry: ContextRecord, key: str) -> ContextRe
         (entry.user_id, entry.session_id, entry.context_profile, entry.section, key),
     )
     row = await cur.fetchone()
-    return None if row is None else _row_to_context(row)
+    return None if row is None else shared.row_to_context(row)
 
 
 async def _merge_context(conn: Conn, found: ContextRecord, entry: ContextRecord) -> ContextRecord:
@@ -440,7 +205,7 @@ async def _merge_context(conn: Conn, found: ContextRecord, entry: ContextRecord)
     )
     row = await cur.fetchone()
     assert row is not None  # the row is locked by this transaction
-    return _row_to_context(row)
+    return shared.row_to_context(row)
 
 
 async def add_context_entry(conn: Conn, entry: ContextRecord) -> tuple[ContextRecord, bool]:
@@ -474,32 +239,9 @@ async def add_context_entry(conn: Conn, entry: ContextRecord) -> tuple[ContextRe
     )
     row = await cur.fetchone()
     if row is not None:
-        return _row_to_context(row), True
+        return shared.row_to_context(row), True
     # A concurrent writer stored the same guidance meanwhile: merge into it.
     found = await _find_context(conn, entry, key)
     if found is None:  # cannot happen: the conflicting row is committed
         raise ConflictError("A concurrent guidance entry vanished; try again.")
     return await _merge_context(conn, found, entry), False
-
-
-async def list_context_entries(
-    conn: Conn,
-    user_id: UUID,
-    session_id: str,
-    context_profile: str | None,
-    unmarked_by: str | None,
-) -> list[ContextRecord]:
-    clauses = ["c.user_id = %s", "c.session_id = %s"]
-    params: list[Any] = [user_id, session_id]
-    if context_profile is not None:
-        clauses.append("c.context_profile = %s")
-        params.append(context_profile)
-    if unmarked_by is not None:
-        clauses.append(stmt.unmarked_clause(POSTGRES, "context", "c"))
-        params.append(unmarked_by)
-    cur = await conn.execute(
-        f"SELECT {stmt.CONTEXT_COLUMNS} FROM session_context c WHERE {' AND '.join(clauses)} "
-        "ORDER BY c.seq",
-        params,
-    )
-    return [_row_to_context(row) for row in await cur.fetchall()]

@@ -2,17 +2,19 @@
 
 One database holds records, graph, vectors (pgvector, HNSW) and full text (``tsvector``, GIN),
 so a document is written in one transaction, exactly as in the embedded store. This class is
-thin glue: every public coroutine runs a unit of work from a sibling module inside a transaction
-of :class:`.database.Database` (psycopg 3, async, one connection pool per event loop):
+thin glue: every public coroutine runs a unit of work inside a transaction of
+:class:`.database.Database` (psycopg 3, async, one connection pool per event loop). The SQL both
+backends share (users, datasets, data records, runs, cache, access, session reads) is in
+:mod:`engramdb.storage.sql`, whose units :mod:`.units` runs; the PostgreSQL-only SQL lives in
+the sibling modules:
 
 * :mod:`.config` — storage URLs; :mod:`.schema` — numbered migrations;
 * :mod:`.database` — pools, transactions, retries, error translation;
-* :mod:`.records` — users, datasets, data records, runs, cache; :mod:`.rows` — row conversion;
+* :mod:`.rows` — node/edge columns and JSON encoding;
 * :mod:`.documents` — write/delete documents; :mod:`.reads` — graph reads and BM25;
 * :mod:`.vectors` — pgvector encoding, HNSW indexes, filtered ANN search;
-* :mod:`.sessions` — the session store; :mod:`.derived` — improve()'s derived graph data;
-* :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks;
-* :mod:`.access` — administrator flags, API keys and grants (mixed in as ``AccessMethods``).
+* :mod:`.sessions` — the session writes; :mod:`.derived` — improve()'s derived graph data;
+* :mod:`.locks` — advisory locks; :mod:`.integrity` — invariant checks.
 
 Nothing happens on construction: the server is contacted on first use, and the database, the
 pgvector extension, the schema and its tables are created only by :meth:`PostgresStore.setup`.
@@ -25,7 +27,7 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 import psycopg
@@ -33,21 +35,12 @@ from psycopg import errors, sql
 
 from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import (
-    DataRecord,
-    Dataset,
     Edge,
-    Node,
-    PipelineRun,
-    RunStatus,
-    User,
 )
 from engramdb.models.sessions import (
-    ContextProfile,
     ContextRecord,
-    EntryMark,
     FeedbackSource,
     QARecord,
-    SessionRecord,
     TraceRecord,
 )
 from engramdb.storage.base import (
@@ -55,8 +48,6 @@ from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     FloatArray,
     IntegrityReport,
     MentionCount,
@@ -67,17 +58,8 @@ from engramdb.storage.base import (
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
-from engramdb.storage.postgres import (
-    derived,
-    documents,
-    integrity,
-    reads,
-    records,
-    staging,
-    vectors,
-)
+from engramdb.storage.postgres import derived, documents, integrity, reads, staging, vectors
 from engramdb.storage.postgres import sessions as session_sql
-from engramdb.storage.postgres.access import AccessMethods
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
 from engramdb.storage.postgres.database import (
     Conn,
@@ -87,12 +69,15 @@ from engramdb.storage.postgres.database import (
 )
 from engramdb.storage.postgres.locks import AdvisoryLocks
 from engramdb.storage.postgres.query import run_read_only
-from engramdb.storage.postgres.rows import to_json
 from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
+from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql.unit import UnitFactory
 
 __all__ = ["PostgresStore"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: How long the common words' statistics are reused before they are read again (seconds).
 _WORD_SHARES_TTL_S = 300.0
@@ -107,7 +92,7 @@ _PGVECTOR_INSTALL_HINT = (
 )
 
 
-class PostgresStore(AccessMethods, StoreCore):
+class PostgresStore(StoreCore):
     """The store in one PostgreSQL database with pgvector, safe to share between processes and
     hosts. ``url`` is a ``postgresql://`` URL (see :mod:`.config` for engramdb's parameters);
     ``exact_search_limit`` is how many candidate vectors a search may scan exactly before it
@@ -131,6 +116,12 @@ class PostgresStore(AccessMethods, StoreCore):
     @property
     def schema(self) -> str:
         return self._target.schema
+
+    async def _read_unit(self, unit: UnitFactory[T], *, snapshot: bool = False) -> T:
+        return await self._db.read(partial(run_unit, unit=unit), snapshot=snapshot)
+
+    async def _write_unit(self, unit: UnitFactory[T]) -> T:
+        return await self._db.write(partial(run_unit, unit=unit))
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -243,36 +234,7 @@ class PostgresStore(AccessMethods, StoreCore):
 
     # --- users -----------------------------------------------------------------------------------
 
-    async def _create_default_user(self) -> User:
-        return await self._db.write(records.ensure_default_user)
-
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        return await self._db.write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
-
-    async def get_default_user(self) -> User | None:
-        return await self._db.read(records.default_user)
-
-    async def create_user(self, email: str) -> User:
-        return await self._db.write(partial(records.create_user, email=email))
-
-    async def get_user(self, user_id: UUID) -> User | None:
-        return await self._db.read(partial(records.user_by_id, user_id=user_id))
-
     # --- datasets --------------------------------------------------------------------------------
-
-    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
-        return await self._db.read(partial(records.dataset_by_id, dataset_id=dataset_id))
-
-    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
-        return await self._db.read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
-
-    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
-        return await self._db.read(partial(records.list_datasets, owner_id=owner_id))
-
-    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
-        return await self._db.write(
-            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
-        )
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
         return await self._db.write(partial(documents.delete_dataset, dataset_id=dataset_id))
@@ -298,17 +260,6 @@ class PostgresStore(AccessMethods, StoreCore):
 
     # --- data ------------------------------------------------------------------------------------
 
-    async def get_data(self, data_id: UUID) -> DataRecord | None:
-        return await self._db.read(partial(records.data_by_id, data_id=data_id))
-
-    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
-        return await self._db.read(
-            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
-        )
-
-    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
-        return await self._db.read(partial(records.list_data, dataset_id=dataset_id))
-
     async def write_document(self, doc: DocumentWrite) -> bool:
         prepared = documents.prepare(doc)
         await self._ensure_vector_indexes(prepared.vector_shapes)
@@ -333,53 +284,7 @@ class PostgresStore(AccessMethods, StoreCore):
 
     # --- pipeline runs (record rules in :class:`.StoreCore`) ------------------------------------
 
-    async def _record_run(self, run: PipelineRun) -> None:
-        await self._db.write(partial(records.record_run, run=run))
-
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None:
-        await self._db.write(
-            partial(
-                records.finish_run,
-                run_id=run_id,
-                status=status,
-                error_class=error_class,
-                error_message=error_message,
-                counts=to_json(counts),
-            )
-        )
-
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
-        return await self._db.read(partial(records.list_runs, dataset_ids=dataset_ids))
-
-    async def reap_dead_runs(self) -> int:
-        return await self._db.write(partial(records.reap_dead_runs, hostname=self._hostname))
-
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
-
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
-        return await self._db.read(
-            partial(reads.get_nodes, node_ids=node_ids, provenance=provenance)
-        )
-
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]:
-        return await self._db.read(
-            partial(reads.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
-        )
-
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-        return await self._db.read(partial(reads.count_nodes, dataset_ids=dataset_ids, type_=type_))
-
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-        return await self._db.read(partial(reads.list_edges, dataset_ids=dataset_ids, limit=limit))
 
     async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._db.read(
@@ -502,16 +407,6 @@ class PostgresStore(AccessMethods, StoreCore):
 
     # --- cache and diagnostics -------------------------------------------------------------------
 
-    async def cache_get(self, namespace: str, key: str) -> str | None:
-        return await self._db.read(partial(records.cache_get, namespace=namespace, key=key))
-
-    async def cache_put(
-        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
-    ) -> None:
-        await self._db.write(
-            partial(records.cache_put, namespace=namespace, key=key, value=value, data_id=data_id)
-        )
-
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._db.read(integrity.check_integrity, snapshot=True)
         return IntegrityReport(violations=violations)
@@ -520,49 +415,6 @@ class PostgresStore(AccessMethods, StoreCore):
 
     async def add_qa_entry(self, entry: QARecord) -> QARecord:
         return await self._db.write(partial(session_sql.add_qa_entry, entry=entry))
-
-    async def get_qa_entry(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord | None:
-        return await self._db.read(
-            partial(session_sql.get_qa_entry, user_id=user_id, session_id=session_id, qa_id=qa_id)
-        )
-
-    async def list_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[QARecord]:
-        return await self._db.read(
-            partial(
-                session_sql.list_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
-    async def count_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-    ) -> int:
-        return await self._db.read(
-            partial(
-                session_sql.count_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-            )
-        )
 
     async def set_qa_feedback(
         self,
@@ -593,136 +445,19 @@ class PostgresStore(AccessMethods, StoreCore):
             )
         )
 
-    async def list_pending_ratings(
-        self,
-        user_id: UUID,
-        consumer: str,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-    ) -> list[QARecord]:
-        return await self._db.read(
-            partial(
-                session_sql.list_pending_ratings,
-                user_id=user_id,
-                consumer=consumer,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-            )
-        )
-
-    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
-        return await self._db.write(
-            partial(session_sql.mark_entries, consumer=consumer, marks=marks)
-        )
-
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
         return await self._db.write(partial(session_sql.add_trace_entry, entry=entry))
 
-    async def list_trace_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[TraceRecord]:
-        return await self._db.read(
-            partial(
-                session_sql.list_trace_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
     async def add_context_entry(self, entry: ContextRecord) -> tuple[ContextRecord, bool]:
         return await self._db.write(partial(session_sql.add_context_entry, entry=entry))
-
-    async def list_context_entries(
-        self,
-        user_id: UUID,
-        session_id: str,
-        *,
-        context_profile: ContextProfile | None = None,
-        unmarked_by: str | None = None,
-    ) -> list[ContextRecord]:
-        return await self._db.read(
-            partial(
-                session_sql.list_context_entries,
-                user_id=user_id,
-                session_id=session_id,
-                context_profile=context_profile,
-                unmarked_by=unmarked_by,
-            )
-        )
-
-    async def get_session(self, user_id: UUID, session_id: str) -> SessionRecord | None:
-        return await self._db.read(
-            partial(session_sql.get_session, user_id=user_id, session_id=session_id)
-        )
-
-    async def list_sessions(self, user_id: UUID) -> list[SessionRecord]:
-        return await self._db.read(partial(session_sql.list_sessions, user_id=user_id))
-
-    async def delete_session(self, user_id: UUID, session_id: str) -> bool:
-        return await self._db.write(
-            partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
-        )
 
     # --- derived graph data (see :mod:`.derived`) -------------------------------------------------
 
     async def write_derived(self, write: DerivedWrite) -> DerivedReport:
         return await self._db.write(partial(derived.write_derived, write=write))
 
-    async def list_derived(
-        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
-    ) -> Subgraph:
-        return await self._db.read(
-            partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type),
-            snapshot=True,
-        )
-
-    async def _apply_feedback_weights(
-        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
-    ) -> FeedbackReport:
-        return await self._db.write(
-            partial(
-                derived.apply_feedback_weights,
-                dataset_id=dataset_id,
-                consumer=consumer,
-                updates=updates,
-                alpha=alpha,
-            )
-        )
-
-    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
-        return await self._db.read(partial(derived.get_state, dataset_id=dataset_id, key=key))
-
-    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
-        await self._db.write(
-            partial(derived.set_state, dataset_id=dataset_id, key=key, value=value)
-        )
-
-    async def graph_fingerprint(self, dataset_id: UUID) -> str:
-        return await self._db.read(
-            partial(derived.graph_fingerprint, dataset_id=dataset_id), snapshot=True
-        )
-
     async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
         return await self._db.read(partial(derived.entity_mentions, dataset_id=dataset_id))
-
-    async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
-    ) -> list[Edge]:
-        return await self._db.read(
-            partial(
-                derived.fact_edges,
-                dataset_id=dataset_id,
-                exclude_relations=list(exclude_relations),
-            )
-        )
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

@@ -11,79 +11,30 @@ Every function runs inside the transaction the caller opened (``Database.write``
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from uuid import UUID
 
-from engramdb.errors import ConflictError, EngramValidationError, StorageError
-from engramdb.models.records import Edge, utcnow
+from engramdb.errors import StorageError
+from engramdb.models.records import utcnow
 from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     MentionCount,
-    Subgraph,
 )
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
-from engramdb.storage.sqlite.graph import get_nodes
-from engramdb.storage.sqlite.rows import EDGE_COLUMNS, row_to_edge, to_json, to_time
-from engramdb.storage.sqlite.sessions import mark_entries
+from engramdb.storage.sql import derived as shared
+from engramdb.storage.sqlite.rows import to_json, to_time
+from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
-    "apply_feedback_weights",
     "entity_mentions",
-    "fact_edges",
-    "get_state",
-    "graph_fingerprint",
-    "list_derived",
-    "set_state",
     "write_derived",
 ]
 
 _UPSERT_NODE = node_upsert(SQLITE, derived=True)
 
 _UPSERT_EDGE = edge_upsert(SQLITE)
-
-
-def _ids(values: Iterable[UUID | str]) -> str:
-    return to_json(sorted({str(v) for v in values}))
-
-
-def _check(conn: sqlite3.Connection, write: DerivedWrite) -> None:
-    ds = str(write.dataset_id)
-    elements: list[tuple[str, UUID, UUID]] = [("node", n.id, n.dataset_id) for n in write.nodes]
-    elements += [("edge", e.id, e.dataset_id) for e in write.edges]
-    for kind, element_id, element_ds in elements:
-        if str(element_ds) != ds:
-            raise EngramValidationError(
-                f"derived {kind} {element_id} belongs to dataset {element_ds}, not to the "
-                f"written dataset {ds}"
-            )
-    wanted = _ids(n.id for n in write.nodes)
-    taken = conn.execute(
-        """SELECT n.id, d.owner FROM nodes n LEFT JOIN derived_nodes d ON d.node_id = n.id
-           WHERE n.id IN (SELECT value FROM json_each(?))
-             AND (d.owner IS NULL OR d.owner != ?)""",
-        (wanted, write.owner),
-    ).fetchall()
-    if taken:
-        row = taken[0]
-        whose = "an ingested node" if row[1] is None else f"a node of owner {row[1]!r}"
-        raise ConflictError(
-            f"derived node id {row[0]} is already {whose}; derived writes of owner "
-            f"{write.owner!r} may only replace their own nodes"
-        )
-    edge_ids = _ids(e.id for e in write.edges)
-    taken = conn.execute(
-        """SELECT e.id FROM edges e LEFT JOIN derived_edges d ON d.edge_id = e.id
-           WHERE e.id IN (SELECT value FROM json_each(?))
-             AND (d.owner IS NULL OR d.owner != ?)""",
-        (edge_ids, write.owner),
-    ).fetchall()
-    if taken:
-        raise ConflictError(
-            f"derived edge id {taken[0][0]} is already an ingested edge or another owner's"
-        )
 
 
 def _delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[int, int]:
@@ -127,39 +78,15 @@ def _delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[in
 
 def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedReport:
     """Apply a :class:`DerivedWrite` (the caller's transaction makes it atomic)."""
-    spent = 0
-    for consumer, marks in write.marks.items():
-        new = mark_entries(conn, consumer, marks)
-        if len(new) != len(marks):
-            raise ConflictError(
-                f"{len(marks) - len(new)} session entr(y/ies) were already processed by "
-                f"{consumer!r} (or deleted); nothing was written, the entries are not spent twice"
-            )
-        spent += len(new)
-    _check(conn, write)
+    spent = run_unit(conn, partial(shared.spend_marks, SQLITE, write))
+    shared.check_datasets(write)
+    run_unit(conn, partial(shared.check_owners, SQLITE, write))
     ds, now = str(write.dataset_id), to_time(utcnow())
 
     nodes_deleted = edges_deleted = 0
-    doomed: list[str] = []
-    if write.replace:
-        keep = {str(n.id) for n in write.nodes}
-        query = "SELECT d.node_id, n.type FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-        query += "WHERE d.dataset_id = ? AND d.owner = ?"
-        types = set(write.replace_types)
-        doomed = [
-            row[0]
-            for row in conn.execute(query, (ds, write.owner))
-            if row[0] not in keep and (not types or row[1] in types)
-        ]
-    if write.delete_node_ids:
-        mine = conn.execute(
-            "SELECT node_id FROM derived_nodes WHERE owner = ? AND dataset_id = ? "
-            "AND node_id IN (SELECT value FROM json_each(?))",
-            (write.owner, ds, _ids(write.delete_node_ids)),
-        )
-        doomed += [row[0] for row in mine]
+    doomed = run_unit(conn, partial(shared.doomed_nodes, SQLITE, write))
     if doomed:
-        nodes_deleted, edges_deleted = _delete_nodes(conn, sorted(set(doomed)))
+        nodes_deleted, edges_deleted = _delete_nodes(conn, [str(i) for i in doomed])
 
     conn.executemany(
         _UPSERT_NODE,
@@ -191,14 +118,7 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
     )
 
     if write.replace:
-        keep_edges = {str(e.id) for e in write.edges}
-        types = set(write.replace_types)
-        rows = conn.execute(
-            """SELECT d.edge_id, n.type FROM derived_edges d JOIN edges e ON e.id = d.edge_id
-               JOIN nodes n ON n.id = e.source_id WHERE d.dataset_id = ? AND d.owner = ?""",
-            (ds, write.owner),
-        ).fetchall()
-        stale = [r[0] for r in rows if r[0] not in keep_edges and (not types or r[1] in types)]
+        stale = [str(i) for i in run_unit(conn, partial(shared.stale_edges, SQLITE, write))]
         if stale:
             edges_deleted += conn.execute(
                 "DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))",
@@ -241,9 +161,13 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
         [(str(e.id), ds, write.owner) for e in write.edges],
     )
     for key, value in write.state.items():
-        set_state(conn, write.dataset_id, key, value)
+        run_unit(conn, partial(shared.set_state, SQLITE, write.dataset_id, key, value))
     if write.fingerprint_key is not None:
-        set_state(conn, write.dataset_id, write.fingerprint_key, graph_fingerprint(conn, ds))
+        fingerprint = run_unit(conn, partial(shared.graph_fingerprint, SQLITE, write.dataset_id))
+        run_unit(
+            conn,
+            partial(shared.set_state, SQLITE, write.dataset_id, write.fingerprint_key, fingerprint),
+        )
     return DerivedReport(
         nodes_written=len(write.nodes),
         edges_written=len(write.edges),
@@ -251,100 +175,6 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
         edges_deleted=edges_deleted,
         marks=spent,
     )
-
-
-def list_derived(
-    conn: sqlite3.Connection, dataset_id: UUID, owner: str, node_type: str | None
-) -> Subgraph:
-    ds = str(dataset_id)
-    query = "SELECT n.id FROM derived_nodes d JOIN nodes n ON n.id = d.node_id "
-    query += "WHERE d.dataset_id = ? AND d.owner = ?"
-    params: list[str] = [ds, owner]
-    if node_type is not None:
-        query += " AND n.type = ?"
-        params.append(node_type)
-    ids = [UUID(row[0]) for row in conn.execute(query + " ORDER BY n.seq", params)]
-    nodes = get_nodes(conn, ids)
-    edge_ids = [
-        row[0]
-        for row in conn.execute(
-            "SELECT e.id FROM derived_edges d JOIN edges e ON e.id = d.edge_id "
-            "WHERE d.dataset_id = ? AND d.owner = ? ORDER BY e.seq",
-            (ds, owner),
-        )
-    ]
-    edges = _edges_by_id(conn, edge_ids)
-    if node_type is not None:
-        wanted = {n.id for n in nodes}
-        edges = [e for e in edges if e.source_id in wanted or e.target_id in wanted]
-    return Subgraph(nodes=nodes, edges=edges)
-
-
-def apply_feedback_weights(
-    conn: sqlite3.Connection,
-    dataset_id: UUID,
-    consumer: str,
-    updates: Sequence[FeedbackUpdate],
-    alpha: float,
-) -> FeedbackReport:
-    new = set(mark_entries(conn, consumer, [u.mark for u in updates]))
-    ds = str(dataset_id)
-    ratings = nodes = edges = 0
-    for update in updates:
-        if update.mark not in new:
-            continue
-        new.discard(update.mark)  # a mark listed twice is spent once
-        ratings += 1
-        target = min(1.0, max(0.0, float(update.target)))
-        nodes += conn.execute(
-            "UPDATE nodes SET feedback_weight = feedback_weight + ? * (? - feedback_weight) "
-            "WHERE dataset_id = ? AND id IN (SELECT value FROM json_each(?))",
-            (alpha, target, ds, _ids(update.node_ids)),
-        ).rowcount
-        edges += conn.execute(
-            "UPDATE edges SET feedback_weight = feedback_weight + ? * (? - feedback_weight) "
-            "WHERE dataset_id = ? AND id IN (SELECT value FROM json_each(?))",
-            (alpha, target, ds, _ids(update.edge_ids)),
-        ).rowcount
-    return FeedbackReport(ratings=ratings, nodes=nodes, edges=edges)
-
-
-def get_state(conn: sqlite3.Connection, dataset_id: UUID, key: str) -> str | None:
-    row = conn.execute(
-        "SELECT value FROM improve_state WHERE dataset_id = ? AND key = ?", (str(dataset_id), key)
-    ).fetchone()
-    return None if row is None else str(row[0])
-
-
-def set_state(conn: sqlite3.Connection, dataset_id: UUID, key: str, value: str) -> None:
-    ds = str(dataset_id)
-    if conn.execute("SELECT 1 FROM datasets WHERE id = ?", (ds,)).fetchone() is None:
-        return  # the dataset was deleted meanwhile: nothing to remember about it
-    conn.execute(
-        "INSERT INTO improve_state (dataset_id, key, value, updated_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (dataset_id, key) DO UPDATE SET value = excluded.value, "
-        "updated_at = excluded.updated_at",
-        (ds, key, value, to_time(utcnow())),
-    )
-
-
-def graph_fingerprint(conn: sqlite3.Connection, dataset_id: UUID | str) -> str:
-    """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
-    new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
-    ds = str(dataset_id)
-    data = conn.execute("SELECT count(*) FROM data WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    nodes = conn.execute("SELECT count(*) FROM nodes WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    edges = conn.execute("SELECT count(*) FROM edges WHERE dataset_id = ?", (ds,)).fetchone()[0]
-    dnodes = conn.execute(
-        "SELECT count(*) FROM derived_nodes WHERE dataset_id = ?", (ds,)
-    ).fetchone()[0]
-    dedges = conn.execute(
-        "SELECT count(*) FROM derived_edges WHERE dataset_id = ?", (ds,)
-    ).fetchone()[0]
-    top = conn.execute(
-        "SELECT coalesce(max(seq), 0) FROM nodes WHERE dataset_id = ? AND type = 'Chunk'", (ds,)
-    ).fetchone()[0]
-    return f"d{data}.n{nodes - dnodes}.e{edges - dedges}.c{top}"
 
 
 def entity_mentions(conn: sqlite3.Connection, dataset_id: UUID) -> list[MentionCount]:
@@ -367,27 +197,3 @@ def entity_mentions(conn: sqlite3.Connection, dataset_id: UUID) -> list[MentionC
         return found
 
     return [MentionCount(uuid(r[0]), uuid(r[1]), int(r[2])) for r in rows]
-
-
-def _edges_by_id(conn: sqlite3.Connection, edge_ids: Sequence[str]) -> list[Edge]:
-    if not edge_ids:
-        return []
-    rows = conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.id IN (SELECT value FROM json_each(?)) "
-        "ORDER BY e.seq",
-        (to_json(list(edge_ids)),),
-    ).fetchall()
-    return [row_to_edge(row) for row in rows]
-
-
-def fact_edges(
-    conn: sqlite3.Connection, dataset_id: UUID, exclude_relations: Sequence[str]
-) -> list[Edge]:
-    rows = conn.execute(
-        f"""SELECT {EDGE_COLUMNS} FROM edges e WHERE e.dataset_id = ?
-            AND e.relation NOT IN (SELECT value FROM json_each(?))
-            AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id)
-            ORDER BY e.seq""",
-        (str(dataset_id), to_json(list(exclude_relations))),
-    ).fetchall()
-    return [row_to_edge(row) for row in rows]

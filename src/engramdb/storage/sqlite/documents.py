@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from functools import partial
 from uuid import UUID
 
 import numpy as np
@@ -23,7 +24,9 @@ from engramdb.errors import EmbeddingMismatchError, EngramValidationError, Stora
 from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
+from engramdb.storage.sql import documents as shared
 from engramdb.storage.sqlite.rows import to_json, to_time
+from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
     "delete_data",
@@ -228,34 +231,6 @@ def _reset_temp(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM del_edges")
 
 
-def _collect_dependants(conn: sqlite3.Connection) -> None:
-    """Extend del_nodes/del_edges with everything only ``del_data`` supports, and with every
-    edge touching a node about to go."""
-    conn.execute(
-        """INSERT OR IGNORE INTO del_nodes
-           SELECT DISTINCT s.node_id FROM node_sources s
-           WHERE s.data_id IN (SELECT id FROM del_data)
-             AND NOT EXISTS (SELECT 1 FROM node_sources o WHERE o.node_id = s.node_id
-                             AND o.data_id NOT IN (SELECT id FROM del_data))"""
-    )
-    conn.execute(
-        """INSERT OR IGNORE INTO del_edges
-           SELECT DISTINCT s.edge_id FROM edge_sources s
-           WHERE s.data_id IN (SELECT id FROM del_data)
-             AND NOT EXISTS (SELECT 1 FROM edge_sources o WHERE o.edge_id = s.edge_id
-                             AND o.data_id NOT IN (SELECT id FROM del_data))"""
-    )
-    # Two statements so each uses its own index (edges_by_source_target / _target_relation).
-    conn.execute(
-        "INSERT OR IGNORE INTO del_edges SELECT id FROM edges "
-        "WHERE source_id IN (SELECT id FROM del_nodes)"
-    )
-    conn.execute(
-        "INSERT OR IGNORE INTO del_edges SELECT id FROM edges "
-        "WHERE target_id IN (SELECT id FROM del_nodes)"
-    )
-
-
 def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int) -> DeleteReport:
     """Delete everything listed in the temp tables, children before parents."""
     conn.execute(
@@ -302,10 +277,9 @@ def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int)
 
 def delete_data(conn: sqlite3.Connection, data_id: UUID, log_keep: int) -> DeleteReport:
     _reset_temp(conn)
-    found = conn.execute("INSERT INTO del_data SELECT id FROM data WHERE id = ?", (str(data_id),))
-    if found.rowcount == 0:
+    if not run_unit(conn, partial(shared.collect_data, SQLITE, data_id)):
         return DeleteReport()
-    _collect_dependants(conn)
+    run_unit(conn, partial(shared.collect_dependants, SQLITE))
     return _purge(conn, None, log_keep)
 
 
@@ -314,10 +288,8 @@ def delete_dataset(conn: sqlite3.Connection, dataset_id: UUID, log_keep: int) ->
     if conn.execute("SELECT 1 FROM datasets WHERE id = ?", (ds,)).fetchone() is None:
         return DeleteReport()
     _reset_temp(conn)
-    conn.execute("INSERT INTO del_data SELECT id FROM data WHERE dataset_id = ?", (ds,))
-    conn.execute("INSERT INTO del_nodes SELECT id FROM nodes WHERE dataset_id = ?", (ds,))
-    conn.execute("INSERT INTO del_edges SELECT id FROM edges WHERE dataset_id = ?", (ds,))
-    _collect_dependants(conn)
+    run_unit(conn, partial(shared.collect_dataset, SQLITE, dataset_id))
+    run_unit(conn, partial(shared.collect_dependants, SQLITE))
     report = _purge(conn, ds, log_keep)
     conn.execute("DELETE FROM pipeline_runs WHERE dataset_id = ?", (ds,))
     conn.execute("DELETE FROM datasets WHERE id = ?", (ds,))

@@ -17,28 +17,28 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
+from functools import partial
 from uuid import UUID
 
 from engramdb.models.records import Edge, Node
 from engramdb.storage.base import ScoredId, Subgraph
+from engramdb.storage.dialect import SQLITE
+from engramdb.storage.sql import graph as shared
+from engramdb.storage.sql.rows import row_to_edge, row_to_node
 from engramdb.storage.sqlite.rows import (
     EDGE_COLUMNS,
     EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
-    NODE_COLUMNS_BARE,
-    row_to_edge,
-    row_to_node,
     to_json,
 )
+from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
-    "count_nodes",
     "edges_between",
     "fts_query",
     "get_nodes",
     "incident_edges",
     "lexical_search",
-    "list_nodes",
     "neighbourhood",
     "neighbourhood_sql",
 ]
@@ -61,57 +61,7 @@ def _json_ids(ids: Sequence[UUID] | Sequence[str]) -> str:
 def get_nodes(
     conn: sqlite3.Connection, node_ids: Sequence[UUID], provenance: bool = True
 ) -> list[Node]:
-    if not node_ids:
-        return []
-    columns = NODE_COLUMNS if provenance else NODE_COLUMNS_BARE
-    rows = conn.execute(
-        f"SELECT {columns} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
-        (_json_ids(node_ids),),
-    ).fetchall()
-    by_id = {row[0]: row for row in rows}
-    ordered = [by_id[key] for key in dict.fromkeys(str(i) for i in node_ids) if key in by_id]
-    return [row_to_node(row) for row in ordered]
-
-
-def _node_filter(dataset_ids: Sequence[UUID], type_: str | None) -> tuple[str, list[object]]:
-    clause = "n.dataset_id IN (SELECT value FROM json_each(?))"
-    params: list[object] = [_json_ids(dataset_ids)]
-    if type_ is not None:
-        clause += " AND n.type = ?"
-        params.append(type_)
-    return clause, params
-
-
-def list_nodes(
-    conn: sqlite3.Connection, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-) -> list[Node]:
-    if not dataset_ids or limit <= 0:
-        return []
-    clause, params = _node_filter(dataset_ids, type_)
-    rows = conn.execute(
-        f"SELECT {NODE_COLUMNS} FROM nodes n WHERE {clause} ORDER BY n.seq LIMIT ?",
-        (*params, limit),
-    ).fetchall()
-    return [row_to_node(row) for row in rows]
-
-
-def count_nodes(conn: sqlite3.Connection, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-    if not dataset_ids:
-        return 0
-    clause, params = _node_filter(dataset_ids, type_)
-    row = conn.execute(f"SELECT count(*) FROM nodes n WHERE {clause}", params).fetchone()
-    return int(row[0])
-
-
-def list_edges(conn: sqlite3.Connection, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-    if not dataset_ids or limit <= 0:
-        return []
-    rows = conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM edges e "
-        "WHERE e.dataset_id IN (SELECT value FROM json_each(?)) ORDER BY e.seq LIMIT ?",
-        (_json_ids(dataset_ids), limit),
-    ).fetchall()
-    return [row_to_edge(row) for row in rows]
+    return run_unit(conn, partial(shared.get_nodes, SQLITE, node_ids, provenance))
 
 
 def neighbourhood_sql() -> str:

@@ -22,35 +22,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from engramdb.errors import LockTimeoutError, StorageError
+from engramdb.storage.processes import pid_alive
 from engramdb.storage.sqlite.database import Database
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "LeaseLocks", "pid_alive"]
+__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "LeaseLocks"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT_S = 600.0
 _POLL_START_S = 0.01
 _POLL_MAX_S = 0.25
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this host and is not a zombie."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return False
-    try:  # a killed child not yet reaped by its parent still answers kill(0)
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-            state = handle.read().rsplit(")", 1)[-1].split()
-        return not (state and state[0] in {"Z", "X"})
-    except OSError:
-        return True
 
 
 @dataclass(frozen=True, slots=True)

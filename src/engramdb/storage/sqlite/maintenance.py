@@ -1,76 +1,15 @@
-"""Pipeline-run bookkeeping and integrity checks of the SQLite store.
+"""Integrity checks of the SQLite store.
 
-Runs record the pid and hostname of the process that started them, so a run left 'started' by
-a crashed process can be recognised (same host, pid gone) and marked errored by
-:func:`reap_dead_runs`. :func:`check_integrity` states each cross-table invariant as one SQL
-query returning the offending ids; every violation becomes a readable line.
+:func:`check_integrity` states each cross-table invariant as one SQL query returning the
+offending ids; every violation becomes a readable line. (Pipeline runs are written by the
+shared units of :mod:`engramdb.storage.sql.records`.)
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections.abc import Sequence
-from uuid import UUID
 
-from engramdb.models.records import PipelineRun, RunStatus
-from engramdb.storage.sqlite.locks import pid_alive
-from engramdb.storage.sqlite.rows import RUN_COLUMNS, row_to_run, to_json, to_time
-
-__all__ = ["INTEGRITY_CHECKS", "check_integrity", "list_runs", "reap_dead_runs", "record_run"]
-
-PROCESS_DIED_MESSAGE = "The process running this pipeline exited before the run finished."
-
-
-def record_run(conn: sqlite3.Connection, run: PipelineRun) -> None:
-    conn.execute(
-        f"INSERT INTO pipeline_runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            str(run.id),
-            str(run.dataset_id),
-            run.pipeline,
-            run.status.value,
-            int(run.graph_writing),
-            run.error_class,
-            run.error_message,
-            run.pid,
-            run.hostname,
-            to_json(run.counts),
-            to_time(run.started_at),
-            to_time(run.finished_at) if run.finished_at is not None else None,
-        ),
-    )
-
-
-def list_runs(conn: sqlite3.Connection, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
-    if not dataset_ids:
-        return []
-    rows = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM pipeline_runs "
-        "WHERE dataset_id IN (SELECT value FROM json_each(?)) "
-        "ORDER BY started_at DESC, rowid DESC",
-        (to_json([str(d) for d in dataset_ids]),),
-    ).fetchall()
-    return [row_to_run(row) for row in rows]
-
-
-def reap_dead_runs(conn: sqlite3.Connection, hostname: str, finished_at: str) -> int:
-    """Mark errored the 'started' runs of dead processes on this host; returns how many."""
-    rows = conn.execute(
-        "SELECT id, pid FROM pipeline_runs WHERE status = ? AND hostname = ?",
-        (RunStatus.STARTED.value, hostname),
-    ).fetchall()
-    me = os.getpid()
-    dead = [row[0] for row in rows if row[1] is not None and row[1] != me and not pid_alive(row[1])]
-    cursor = conn.executemany(
-        "UPDATE pipeline_runs SET status = ?, error_class = 'ProcessDied', error_message = ?, "
-        "finished_at = ? WHERE id = ? AND status = ?",
-        [
-            (RunStatus.ERRORED.value, PROCESS_DIED_MESSAGE, finished_at, run_id, "started")
-            for run_id in dead
-        ],
-    )
-    return max(cursor.rowcount, 0)
+__all__ = ["INTEGRITY_CHECKS", "check_integrity"]
 
 
 #: (description, query returning offending ids). Each query must be cheap on indexed columns.

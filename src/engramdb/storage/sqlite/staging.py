@@ -8,7 +8,8 @@ from uuid import UUID
 
 from engramdb.models.records import utcnow
 from engramdb.storage.base import StagedItem
-from engramdb.storage.sqlite.rows import from_json, to_json, to_time
+from engramdb.storage.sql.values import as_json
+from engramdb.storage.sqlite.rows import to_json, to_time
 
 __all__ = ["count_staged", "list_staged", "stage_data", "unstage"]
 
@@ -52,7 +53,7 @@ def list_staged(conn: sqlite3.Connection, dataset_id: UUID) -> list[StagedItem]:
             mime_type=row[4],
             size_bytes=int(row[5]),
             source_path=row[6],
-            options=from_json(row[7], {}),
+            options=as_json(row[7], {}),
         )
         for row in rows
     ]

@@ -3,16 +3,17 @@
 One file holds records, graph, vectors (float32 BLOBs) and full text (FTS5), so a document is
 written in one transaction. This class is thin glue: every public coroutine hands a synchronous
 unit of work to a worker thread (``asyncio.to_thread``) and the work runs inside a transaction of
-:class:`.database.Database`. The SQL lives in the sibling modules:
+:class:`.database.Database`. The SQL both backends share (users, datasets, data records, runs,
+cache, access, session reads) is in :mod:`engramdb.storage.sql`, whose units :mod:`.units`
+runs; the SQLite-only SQL lives in the sibling modules:
 
 * :mod:`.schema` — numbered migrations; :mod:`.database` — connections, retries, errors;
-* :mod:`.records` — users, datasets, data records; :mod:`.rows` — row/record conversion;
+* :mod:`.rows` — node/edge columns, time and JSON encoding;
 * :mod:`.documents` — write/delete documents; :mod:`.graph` — graph reads and BM25;
 * :mod:`.vector_cache` — in-memory exact vector search kept coherent across processes;
-* :mod:`.locks` — lease locks; :mod:`.maintenance` — runs and integrity checks.
-* :mod:`.sessions` — the session store (Q&A entries, feedback, marks, traces, guidance).
+* :mod:`.locks` — lease locks; :mod:`.maintenance` — integrity checks.
+* :mod:`.sessions` — the session writes (Q&A entries, feedback, marks, traces, guidance).
 * :mod:`.derived` — improve()'s derived graph data, feedback weights and improve state.
-* :mod:`.access` — administrator flags, API keys (hashed) and dataset grants.
 
 Nothing happens on construction: the file is opened on first use, and created only by
 :meth:`SqliteStore.setup`.
@@ -30,53 +31,40 @@ from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 from engramdb.errors import EmbeddingMismatchError
-from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import (
-    DataRecord,
-    Dataset,
     Edge,
-    Node,
-    PipelineRun,
-    RunStatus,
-    User,
     utcnow,
 )
 from engramdb.models.sessions import (
-    ContextProfile,
     ContextRecord,
-    EntryMark,
     FeedbackSource,
     QARecord,
-    SessionRecord,
     TraceRecord,
 )
-from engramdb.storage import statements as stmt
 from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
-    FeedbackReport,
-    FeedbackUpdate,
     FloatArray,
     IntegrityReport,
     MentionCount,
     ScoredId,
     StagedItem,
-    StoredApiKey,
     Subgraph,
 )
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
-from engramdb.storage.sqlite import access as access_sql
-from engramdb.storage.sqlite import derived, documents, graph, maintenance, records, staging
+from engramdb.storage.sql.unit import UnitFactory
+from engramdb.storage.sqlite import derived, documents, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
-from engramdb.storage.sqlite.rows import to_json, to_time
+from engramdb.storage.sqlite.rows import to_time
 from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
+from engramdb.storage.sqlite.units import run_unit
 from engramdb.storage.sqlite.vector_cache import VectorCache
 
 __all__ = ["SqliteStore"]
@@ -121,6 +109,13 @@ class SqliteStore(StoreCore):
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self._db.read, work)
 
+    async def _read_unit(self, unit: UnitFactory[T], *, snapshot: bool = False) -> T:
+        """Every read transaction is one WAL snapshot, ``snapshot`` or not."""
+        return await self._read(partial(run_unit, unit=unit))
+
+    async def _write_unit(self, unit: UnitFactory[T]) -> T:
+        return await self._write(partial(run_unit, unit=unit))
+
     # --- lifecycle -------------------------------------------------------------------------------
 
     async def setup(self) -> None:
@@ -158,36 +153,7 @@ class SqliteStore(StoreCore):
 
     # --- users ---------------------------------------------------------------------------------
 
-    async def _create_default_user(self) -> User:
-        return await self._write(records.ensure_default_user)
-
-    async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        return await self._write(partial(records.ensure_dataset, owner_id=owner_id, name=name))
-
-    async def get_default_user(self) -> User | None:
-        return await self._read(records.default_user)
-
-    async def create_user(self, email: str) -> User:
-        return await self._write(partial(records.create_user, email=email))
-
-    async def get_user(self, user_id: UUID) -> User | None:
-        return await self._read(partial(records.user_by_id, user_id=user_id))
-
     # --- datasets ------------------------------------------------------------------------------
-
-    async def get_dataset(self, dataset_id: UUID) -> Dataset | None:
-        return await self._read(partial(records.dataset_by_id, dataset_id=dataset_id))
-
-    async def find_dataset(self, owner_id: UUID, name: str) -> Dataset | None:
-        return await self._read(partial(records.dataset_by_name, owner_id=owner_id, name=name))
-
-    async def list_datasets(self, owner_id: UUID | None = None) -> list[Dataset]:
-        return await self._read(partial(records.list_datasets, owner_id=owner_id))
-
-    async def set_dataset_embedding(self, dataset_id: UUID, model: str, dim: int) -> Dataset:
-        return await self._write(
-            partial(records.set_dataset_embedding, dataset_id=dataset_id, model=model, dim=dim)
-        )
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
         return await self._write(
@@ -215,17 +181,6 @@ class SqliteStore(StoreCore):
 
     # --- data ----------------------------------------------------------------------------------
 
-    async def get_data(self, data_id: UUID) -> DataRecord | None:
-        return await self._read(partial(records.data_by_id, data_id=data_id))
-
-    async def find_data_by_hash(self, dataset_id: UUID, content_hash: str) -> DataRecord | None:
-        return await self._read(
-            partial(records.data_by_hash, dataset_id=dataset_id, content_hash=content_hash)
-        )
-
-    async def list_data(self, dataset_id: UUID) -> list[DataRecord]:
-        return await self._read(partial(records.list_data, dataset_id=dataset_id))
-
     async def write_document(self, doc: DocumentWrite) -> bool:
         return await self._write(
             partial(documents.write_document, doc=doc, log_keep=self._log_keep)
@@ -238,61 +193,7 @@ class SqliteStore(StoreCore):
 
     # --- pipeline runs ---------------------------------------------------------------------------
 
-    async def _record_run(self, run: PipelineRun) -> None:
-        await self._write(partial(maintenance.record_run, run=run))
-
-    async def _finish_run(
-        self,
-        run_id: UUID,
-        status: RunStatus,
-        error_class: str | None,
-        error_message: str | None,
-        counts: dict[str, int],
-    ) -> None:
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                stmt.finish_run(SQLITE),
-                (
-                    status.value,
-                    error_class,
-                    error_message,
-                    to_json(counts),
-                    to_time(utcnow()),
-                    str(run_id),
-                ),
-            )
-
-        await self._write(work)
-
-    async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:
-        return await self._read(partial(maintenance.list_runs, dataset_ids=dataset_ids))
-
-    async def reap_dead_runs(self) -> int:
-        return await self._write(
-            partial(
-                maintenance.reap_dead_runs,
-                hostname=self._hostname,
-                finished_at=to_time(utcnow()),
-            )
-        )
-
     # --- reads (argument checks in :class:`.StoreCore`) -------------------------------------------
-
-    async def _get_nodes(self, node_ids: Sequence[UUID], provenance: bool) -> list[Node]:
-        return await self._read(partial(graph.get_nodes, node_ids=node_ids, provenance=provenance))
-
-    async def _list_nodes(
-        self, dataset_ids: Sequence[UUID], type_: str | None, limit: int
-    ) -> list[Node]:
-        return await self._read(
-            partial(graph.list_nodes, dataset_ids=dataset_ids, type_=type_, limit=limit)
-        )
-
-    async def _count_nodes(self, dataset_ids: Sequence[UUID], type_: str | None) -> int:
-        return await self._read(partial(graph.count_nodes, dataset_ids=dataset_ids, type_=type_))
-
-    async def _list_edges(self, dataset_ids: Sequence[UUID], limit: int) -> list[Edge]:
-        return await self._read(partial(graph.list_edges, dataset_ids=dataset_ids, limit=limit))
 
     async def _neighbourhood(self, node_ids: Sequence[UUID], depth: int, limit: int) -> Subgraph:
         return await self._read(
@@ -384,23 +285,6 @@ class SqliteStore(StoreCore):
 
     # --- diagnostics -----------------------------------------------------------------------------
 
-    async def cache_get(self, namespace: str, key: str) -> str | None:
-        def work(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute(stmt.cache_get(SQLITE), (namespace, key)).fetchone()
-            return None if row is None else str(row[0])
-
-        return await self._read(work)
-
-    async def cache_put(
-        self, namespace: str, key: str, value: str, *, data_id: UUID | None = None
-    ) -> None:
-        tag = None if data_id is None else str(data_id)
-
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(stmt.cache_put(SQLITE), (namespace, key, value, tag, to_time(utcnow())))
-
-        await self._write(work)
-
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._read(maintenance.check_integrity)
         return IntegrityReport(violations=violations)
@@ -409,49 +293,6 @@ class SqliteStore(StoreCore):
 
     async def add_qa_entry(self, entry: QARecord) -> QARecord:
         return await self._write(partial(session_sql.add_qa_entry, entry=entry))
-
-    async def get_qa_entry(self, user_id: UUID, session_id: str, qa_id: UUID) -> QARecord | None:
-        return await self._read(
-            partial(session_sql.get_qa_entry, user_id=user_id, session_id=session_id, qa_id=qa_id)
-        )
-
-    async def list_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[QARecord]:
-        return await self._read(
-            partial(
-                session_sql.list_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
-    async def count_qa_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-        unmarked_by: str | None = None,
-    ) -> int:
-        return await self._read(
-            partial(
-                session_sql.count_qa_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-                unmarked_by=unmarked_by,
-            )
-        )
 
     async def set_qa_feedback(
         self,
@@ -482,179 +323,16 @@ class SqliteStore(StoreCore):
             )
         )
 
-    async def list_pending_ratings(
-        self,
-        user_id: UUID,
-        consumer: str,
-        *,
-        session_ids: Sequence[str] | None = None,
-        dataset_id: UUID | None = None,
-    ) -> list[QARecord]:
-        return await self._read(
-            partial(
-                session_sql.list_pending_ratings,
-                user_id=user_id,
-                consumer=consumer,
-                session_ids=session_ids,
-                dataset_id=dataset_id,
-            )
-        )
-
-    async def _mark_entries(self, consumer: str, marks: list[EntryMark]) -> list[EntryMark]:
-        return await self._write(partial(session_sql.mark_entries, consumer=consumer, marks=marks))
-
     async def add_trace_entry(self, entry: TraceRecord) -> TraceRecord:
         return await self._write(partial(session_sql.add_trace_entry, entry=entry))
 
-    async def list_trace_entries(
-        self,
-        user_id: UUID,
-        *,
-        session_ids: Sequence[str] | None = None,
-        unmarked_by: str | None = None,
-        last_n: int | None = None,
-    ) -> list[TraceRecord]:
-        return await self._read(
-            partial(
-                session_sql.list_trace_entries,
-                user_id=user_id,
-                session_ids=session_ids,
-                unmarked_by=unmarked_by,
-                last_n=last_n,
-            )
-        )
-
     async def add_context_entry(self, entry: ContextRecord) -> tuple[ContextRecord, bool]:
         return await self._write(partial(session_sql.add_context_entry, entry=entry))
-
-    async def list_context_entries(
-        self,
-        user_id: UUID,
-        session_id: str,
-        *,
-        context_profile: ContextProfile | None = None,
-        unmarked_by: str | None = None,
-    ) -> list[ContextRecord]:
-        return await self._read(
-            partial(
-                session_sql.list_context_entries,
-                user_id=user_id,
-                session_id=session_id,
-                context_profile=context_profile,
-                unmarked_by=unmarked_by,
-            )
-        )
-
-    async def get_session(self, user_id: UUID, session_id: str) -> SessionRecord | None:
-        return await self._read(
-            partial(session_sql.get_session, user_id=user_id, session_id=session_id)
-        )
-
-    async def list_sessions(self, user_id: UUID) -> list[SessionRecord]:
-        return await self._read(partial(session_sql.list_sessions, user_id=user_id))
-
-    async def delete_session(self, user_id: UUID, session_id: str) -> bool:
-        return await self._write(
-            partial(session_sql.delete_session, user_id=user_id, session_id=session_id)
-        )
 
     # --- derived graph data (see :mod:`.derived`) ----------------------------------------------
 
     async def write_derived(self, write: DerivedWrite) -> DerivedReport:
         return await self._write(partial(derived.write_derived, write=write))
 
-    async def list_derived(
-        self, dataset_id: UUID, owner: str, *, node_type: str | None = None
-    ) -> Subgraph:
-        return await self._read(
-            partial(derived.list_derived, dataset_id=dataset_id, owner=owner, node_type=node_type)
-        )
-
-    async def _apply_feedback_weights(
-        self, dataset_id: UUID, consumer: str, updates: list[FeedbackUpdate], alpha: float
-    ) -> FeedbackReport:
-        return await self._write(
-            partial(
-                derived.apply_feedback_weights,
-                dataset_id=dataset_id,
-                consumer=consumer,
-                updates=updates,
-                alpha=alpha,
-            )
-        )
-
-    async def get_improve_state(self, dataset_id: UUID, key: str) -> str | None:
-        return await self._read(partial(derived.get_state, dataset_id=dataset_id, key=key))
-
-    async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
-        await self._write(partial(derived.set_state, dataset_id=dataset_id, key=key, value=value))
-
-    async def graph_fingerprint(self, dataset_id: UUID) -> str:
-        return await self._read(partial(derived.graph_fingerprint, dataset_id=dataset_id))
-
     async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
         return await self._read(partial(derived.entity_mentions, dataset_id=dataset_id))
-
-    async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
-    ) -> list[Edge]:
-        return await self._read(
-            partial(
-                derived.fact_edges,
-                dataset_id=dataset_id,
-                exclude_relations=list(exclude_relations),
-            )
-        )
-
-    # --- users, api keys, grants (issue 6; SQL in :mod:`.access`) ------------------------------
-
-    async def find_user_by_email(self, email: str) -> User | None:
-        return await self._read(partial(access_sql.user_by_email, email=email))
-
-    async def list_users(self) -> list[User]:
-        return await self._read(access_sql.list_users)
-
-    async def set_user_admin(self, user_id: UUID, is_admin: bool) -> User:
-        return await self._write(
-            partial(access_sql.set_user_admin, user_id=user_id, is_admin=is_admin)
-        )
-
-    async def add_api_key(self, key: ApiKeyInfo, secret_hash: str) -> ApiKeyInfo:
-        return await self._write(partial(access_sql.add_api_key, key=key, secret_hash=secret_hash))
-
-    async def get_api_key(self, key_id: UUID) -> StoredApiKey | None:
-        return await self._read(partial(access_sql.get_api_key, key_id=key_id))
-
-    async def list_api_keys(self, user_id: UUID) -> list[ApiKeyInfo]:
-        return await self._read(partial(access_sql.list_api_keys, user_id=user_id))
-
-    async def revoke_api_key(self, key_id: UUID) -> ApiKeyInfo | None:
-        return await self._write(partial(access_sql.revoke_api_key, key_id=key_id))
-
-    async def add_grant(self, grant: Grant) -> Grant:
-        return await self._write(partial(access_sql.add_grant, grant=grant))
-
-    async def remove_grant(self, dataset_id: UUID, grantee_id: UUID, permission: str) -> bool:
-        return await self._write(
-            partial(
-                access_sql.remove_grant,
-                dataset_id=dataset_id,
-                grantee_id=grantee_id,
-                permission=permission,
-            )
-        )
-
-    async def list_grants(self, dataset_id: UUID) -> list[Grant]:
-        return await self._read(partial(access_sql.list_grants, dataset_id=dataset_id))
-
-    async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
-        return await self._read(
-            partial(access_sql.granted_permissions, dataset_id=dataset_id, grantee_id=grantee_id)
-        )
-
-    async def list_granted_datasets(
-        self, grantee_id: UUID, permission: str | None = None
-    ) -> list[Dataset]:
-        return await self._read(
-            partial(access_sql.list_granted_datasets, grantee_id=grantee_id, permission=permission)
-        )
