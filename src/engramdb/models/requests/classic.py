@@ -9,19 +9,24 @@ None of these verbs crosses HTTP yet: their options are local.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 from uuid import UUID
 
 from pydantic import Field, SkipValidation, field_validator
 
 from engramdb.models.requests.common import (
     LOCAL,
-    MAX_ITEMS,
-    MAX_TOP_K,
+    FeedbackInfluence,
+    NodeNameOperator,
+    NodeNames,
+    OptionalTopK,
     SessionId,
     Strict,
+    TopK,
+    TripletPenalty,
     UserOption,
     VerbRequest,
+    search_type_from_name,
 )
 from engramdb.models.search_type import SearchType
 
@@ -110,19 +115,15 @@ class SearchRequest(VerbRequest):
     dataset_ids: UUID | list[UUID] | None = None
     system_prompt_path: str = _local(COGNEE_DEFAULT_PROMPT)
     system_prompt: str | None = None
-    top_k: Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)] = 15
+    top_k: TopK = 15
     node_type: SkipValidation[Any] = _OPAQUE
-    node_name: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
-    node_name_filter_operator: Literal["OR", "AND"] = "OR"
+    node_name: NodeNames = None
+    node_name_filter_operator: NodeNameOperator = "OR"
     only_context: Annotated[bool, Strict] = False
     session_id: SessionId = None
-    wide_search_top_k: Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)] = None
-    triplet_distance_penalty: Annotated[
-        float | None, Field(strict=True, ge=0.0, allow_inf_nan=False)
-    ] = None
-    feedback_influence: Annotated[
-        float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)
-    ] = 0.0
+    wide_search_top_k: OptionalTopK = None
+    triplet_distance_penalty: TripletPenalty = None
+    feedback_influence: FeedbackInfluence = 0.0
     verbose: Annotated[bool, Strict] = False
     retriever_specific_config: dict[str, Any] | None = None
     neighborhood_depth: SkipValidation[Any] = _OPAQUE
@@ -135,19 +136,7 @@ class SearchRequest(VerbRequest):
     embedding_config: SkipValidation[Any] = _OPAQUE
     code_query: dict[str, Any] | None = None
 
-    @field_validator("query_type", mode="before")
-    @classmethod
-    def _search_type_name(cls, value: object) -> object:
-        """A SearchType of cognee's that engramdb lacks is refused by the handler, by name."""
-        if isinstance(value, str) and not isinstance(value, SearchType):
-            try:
-                return SearchType(value.upper())
-            except ValueError:
-                valid = ", ".join(t.value for t in SearchType)
-                raise ValueError(
-                    f"unknown query_type {value!r}; valid types are: {valid}"
-                ) from None
-        return value
+    _query_type = field_validator("query_type", mode="before")(search_type_from_name)
 
 
 class PruneDataRequest(VerbRequest):

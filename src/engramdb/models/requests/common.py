@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import Field
 
 from engramdb.models.records import User
+from engramdb.models.search_type import SearchType
 from engramdb.models.verb_request import LOCAL, VerbRequest
 from engramdb.validation import MAX_DATASET_NAME
 
@@ -18,10 +19,18 @@ __all__ = [
     "MAX_TOP_K",
     "DatasetName",
     "DatasetRef",
+    "FeedbackInfluence",
+    "Flag",
+    "NodeNameOperator",
+    "NodeNames",
+    "OptionalTopK",
     "SessionId",
     "Strict",
+    "TopK",
+    "TripletPenalty",
     "UserOption",
     "VerbRequest",
+    "search_type_from_name",
 ]
 
 MAX_TOP_K = 10_000
@@ -40,3 +49,23 @@ DatasetRef = Annotated[
     str | UUID,
     Field(description="A dataset of yours by name, or any dataset you may use by its UUID."),
 ]
+
+# -- recall options shared by recall() and the reference's search() --------------------------
+TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)]
+OptionalTopK = Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)]
+NodeNames = Annotated[list[str] | None, Field(max_length=MAX_ITEMS)]
+NodeNameOperator = Literal["OR", "AND"]
+TripletPenalty = Annotated[float | None, Field(strict=True, ge=0.0, allow_inf_nan=False)]
+FeedbackInfluence = Annotated[float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)]
+Flag = Annotated[bool, Field(strict=True)]
+
+
+def search_type_from_name(value: object) -> object:
+    """``"chunks"`` and ``"CHUNKS"`` both name SearchType.CHUNKS (a pydantic before-validator)."""
+    if isinstance(value, str) and not isinstance(value, SearchType):
+        try:
+            return SearchType(value.upper())
+        except ValueError:
+            valid = ", ".join(t.value for t in SearchType)
+            raise ValueError(f"unknown query_type {value!r}; valid types are: {valid}") from None
+    return value

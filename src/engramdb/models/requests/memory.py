@@ -21,12 +21,18 @@ from pydantic import BaseModel, Field, SkipValidation, field_validator
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
-    MAX_TOP_K,
     DatasetRef,
+    FeedbackInfluence,
+    NodeNameOperator,
+    NodeNames,
+    OptionalTopK,
     SessionId,
     Strict,
+    TopK,
+    TripletPenalty,
     UserOption,
     VerbRequest,
+    search_type_from_name,
 )
 from engramdb.models.search_type import SearchType
 
@@ -72,24 +78,20 @@ class RecallRequest(VerbRequest):
     query_type: SearchType | None = None
     datasets: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
     dataset_ids: Annotated[list[UUID] | None, Field(max_length=MAX_ITEMS)] = None
-    top_k: Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)] = 15
+    top_k: TopK = 15
     auto_route: Annotated[bool, Strict] = True
     scope: str | list[str] | None = None
     system_prompt: str | None = None
     #: A prompt file, read where the call is made.
     system_prompt_path: str | None = Field(default=None, json_schema_extra=LOCAL)
-    node_name: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
-    node_name_filter_operator: Literal["OR", "AND"] = "OR"
+    node_name: NodeNames = None
+    node_name_filter_operator: NodeNameOperator = "OR"
     only_context: Annotated[bool, Strict] = False
     session_id: SessionId = None
     context_profile: Literal["qa", "agent"] = "qa"
-    wide_search_top_k: Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)] = None
-    triplet_distance_penalty: Annotated[
-        float | None, Field(strict=True, ge=0.0, allow_inf_nan=False)
-    ] = None
-    feedback_influence: Annotated[
-        float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)
-    ] = 0.0
+    wide_search_top_k: OptionalTopK = None
+    triplet_distance_penalty: TripletPenalty = None
+    feedback_influence: FeedbackInfluence = 0.0
     verbose: Annotated[bool, Strict] = False
     retriever_specific_config: dict[str, Any] | None = None
     code_query: dict[str, Any] | None = None
@@ -102,19 +104,7 @@ class RecallRequest(VerbRequest):
     llm_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
     embedding_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
 
-    @field_validator("query_type", mode="before")
-    @classmethod
-    def _search_type_name(cls, value: object) -> object:
-        """``"chunks"`` and ``"CHUNKS"`` both name SearchType.CHUNKS."""
-        if isinstance(value, str) and not isinstance(value, SearchType):
-            try:
-                return SearchType(value.upper())
-            except ValueError:
-                valid = ", ".join(t.value for t in SearchType)
-                raise ValueError(
-                    f"unknown query_type {value!r}; valid types are: {valid}"
-                ) from None
-        return value
+    _query_type = field_validator("query_type", mode="before")(search_type_from_name)
 
     @field_validator("response_model", mode="before")
     @classmethod
