@@ -14,7 +14,7 @@ from engramdb.server.limits import BodyLimitMiddleware, Limits
 from engramdb.server.problems import install_problem_handlers
 from engramdb.server.runs import RunRegistry
 from engramdb.server.schemas import HealthOut, Problem
-from engramdb.server.verb_routes import add_verb_routes, body_components
+from engramdb.server.verb_routes import add_verb_routes
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -102,7 +102,6 @@ def _openapi_builder(app: FastAPI) -> Any:
         )
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
         schemas.update(components())
-        schemas.update(body_components())
         schemas["RememberUpload"] = REMEMBER_UPLOAD_SCHEMA
         schemas["Problem"] = Problem.model_json_schema()
         app.openapi_schema = document

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.records import User
-from engramdb.verbs import BODY_VERBS, VERBS
+from engramdb.verbs import VERBS
 from engramdb.verbs.spec import Verb
 
 if TYPE_CHECKING:
@@ -116,10 +116,16 @@ def body_spec(name: str) -> dict[str, Any]:
 
 
 def components() -> dict[str, Any]:
-    """The JSON schemas of every verb's wire body, for the OpenAPI components."""
+    """The JSON schemas every verb route refers to, for the OpenAPI components: the body model
+    of each route with a JSON body, and the types its query and path parameters use."""
+    ref = "#/components/schemas/{model}"
     found: dict[str, Any] = {}
-    for verb in (VERBS[name] for name in BODY_VERBS):
-        schema = verb.body_model.model_json_schema(ref_template="#/components/schemas/{model}")
-        found.update(schema.pop("$defs", {}))
-        found[verb.body_model.__name__] = schema
+    for verb in VERBS.values():
+        if verb.http is None:
+            continue
+        found.update(verb.wire_model.model_json_schema(ref_template=ref).pop("$defs", {}))
+        if verb.http.has_body:
+            schema = verb.body_model.model_json_schema(ref_template=ref)
+            found.update(schema.pop("$defs", {}))
+            found[verb.body_model.__name__] = schema
     return found

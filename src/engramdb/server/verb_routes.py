@@ -25,7 +25,7 @@ from engramdb.server.bodies import EngineDep, to_request
 from engramdb.verbs import VERBS
 from engramdb.verbs.spec import Verb
 
-__all__ = ["GENERIC_VERBS", "add_verb_routes", "body_components"]
+__all__ = ["GENERIC_VERBS", "add_verb_routes"]
 
 #: Verbs whose route is derived here (the rest are written by hand or do not cross HTTP).
 GENERIC_VERBS = tuple(name for name, v in VERBS.items() if v.http is not None and not v.http.custom)
@@ -164,18 +164,3 @@ def _openapi(verb: Verb[Any, Any]) -> dict[str, Any]:
     if parameters:
         extra["parameters"] = parameters
     return extra
-
-
-def body_components() -> dict[str, Any]:
-    """JSON schemas of the derived routes' bodies, for the OpenAPI components."""
-    found: dict[str, Any] = {}
-    for name in GENERIC_VERBS:
-        verb = VERBS[name]
-        wire = verb.wire_model.model_json_schema(ref_template="#/components/schemas/{model}")
-        found.update(wire.pop("$defs", {}))
-        if verb.http is None or not verb.http.has_body:
-            continue
-        schema = verb.body_model.model_json_schema(ref_template="#/components/schemas/{model}")
-        found.update(schema.pop("$defs", {}))
-        found[verb.body_model.__name__] = schema
-    return found
