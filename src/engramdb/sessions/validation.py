@@ -5,7 +5,8 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
-from engramdb.models.requests.sessions import MAX_SCORE, MIN_SCORE
+from engramdb.models.requests.common import MAX_SESSION_ID
+from engramdb.models.requests.sessions import MAX_FEEDBACK_TEXT, validate_feedback_score
 from engramdb.models.sessions import CONTEXT_PROFILES, ContextProfile, sections_for
 
 __all__ = [
@@ -19,8 +20,6 @@ __all__ = [
     "validate_session_id",
 ]
 
-MAX_SESSION_ID = 256
-MAX_FEEDBACK_TEXT = 10_000
 #: Lowest and highest rating; 3 is neutral.
 
 
@@ -35,23 +34,6 @@ def validate_session_id(value: object) -> str:
     if len(value) > MAX_SESSION_ID:
         raise EngramValidationError(
             f"session_id is {len(value)} characters long; use at most {MAX_SESSION_ID}"
-        )
-    return value
-
-
-def validate_feedback_score(value: object) -> int | None:
-    """None, or an integer rating from 1 to 5 (3 is neutral)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EngramValidationError(
-            f"feedback_score must be an integer from {MIN_SCORE} to {MAX_SCORE} (3 is neutral), "
-            f"got {type(value).__name__} {value!r}"
-        )
-    if not MIN_SCORE <= value <= MAX_SCORE:
-        raise EngramValidationError(
-            f"feedback_score must be from {MIN_SCORE} to {MAX_SCORE} (1 = bad, 3 = neutral, "
-            f"5 = good), got {value}"
         )
     return value
 

@@ -10,7 +10,6 @@ settings (the query length limit) or the store (dataset names) stay in the handl
 """
 
 from engramdb.models.requests.memory import (
-    DEPRECATED_IMPROVE_OPTIONS,
     ForgetRequest,
     ImproveRequest,
     ListDatasetsRequest,
@@ -20,7 +19,6 @@ from engramdb.models.requests.memory import (
 )
 
 __all__ = [
-    "DEPRECATED_IMPROVE_OPTIONS",
     "ForgetRequest",
     "ImproveRequest",
     "ListDatasetsRequest",

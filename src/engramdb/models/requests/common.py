@@ -10,12 +10,13 @@ from pydantic import Field
 from engramdb.models.records import User
 from engramdb.models.search_type import SearchType
 from engramdb.models.verb_request import LOCAL, VerbRequest
-from engramdb.validation import MAX_DATASET_NAME
+from engramdb.validation import MAX_DATASET_NAME, MAX_TOP_K
 
 __all__ = [
     "LOCAL",
     "MAX_DATASET_NAME",
     "MAX_ITEMS",
+    "MAX_SESSION_ID",
     "MAX_TOP_K",
     "DatasetName",
     "DatasetRef",
@@ -33,7 +34,6 @@ __all__ = [
     "search_type_from_name",
 ]
 
-MAX_TOP_K = 10_000
 MAX_ITEMS = 1000
 Strict = Field(strict=True)
 
@@ -42,7 +42,9 @@ UserOption = Annotated[
     User | None,
     Field(description="Run as this user (in-process only).", json_schema_extra=LOCAL),
 ]
-SessionId = Annotated[str | None, Field(min_length=1, max_length=256)]
+#: Longest session id accepted.
+MAX_SESSION_ID = 256
+SessionId = Annotated[str | None, Field(min_length=1, max_length=MAX_SESSION_ID)]
 #: A dataset of yours by name (the name rules are checked by the handlers).
 DatasetName = Annotated[str, Field(min_length=1, max_length=MAX_DATASET_NAME)]
 DatasetRef = Annotated[

@@ -37,7 +37,6 @@ from engramdb.models.requests.common import (
 from engramdb.models.search_type import SearchType
 
 __all__ = [
-    "DEPRECATED_IMPROVE_OPTIONS",
     "ForgetRequest",
     "ImproveRequest",
     "ListDatasetsRequest",
@@ -114,17 +113,6 @@ class RecallRequest(VerbRequest):
         return value
 
 
-#: Keyword arguments of the reference's improve() that only scoped custom tasks: accepted,
-#: warned about (FutureWarning) and ignored.
-DEPRECATED_IMPROVE_OPTIONS = (
-    "node_name",
-    "extraction_tasks",
-    "enrichment_tasks",
-    "data",
-    "node_type",
-    "vector_db_config",
-    "graph_db_config",
-)
 _DEPRECATED: dict[str, Any] = {**LOCAL, "engramdb_deprecated": True}
 
 

@@ -7,9 +7,11 @@ from uuid import UUID
 
 from pydantic import BeforeValidator, Field
 
-from engramdb.models.requests.common import MAX_TOP_K, UserOption, VerbRequest
+from engramdb.errors import EngramValidationError
+from engramdb.models.requests.common import MAX_SESSION_ID, MAX_TOP_K, UserOption, VerbRequest
 
 __all__ = [
+    "MAX_FEEDBACK_TEXT",
     "MAX_SCORE",
     "MIN_SCORE",
     "AddFeedbackRequest",
@@ -21,24 +23,28 @@ __all__ = [
     "GetSessionRequest",
     "GetTracesRequest",
     "ListSessionsRequest",
+    "validate_feedback_score",
 ]
 
-SessionName = Annotated[str, Field(min_length=1, max_length=256, description="The session id.")]
+SessionName = Annotated[
+    str, Field(min_length=1, max_length=MAX_SESSION_ID, description="The session id.")
+]
 EntryId = Annotated[str | UUID, Field(description="A Q&A entry's qa_id.")]
 #: Ratings run from 1 (bad) over 3 (neutral) to 5 (good).
 MIN_SCORE, MAX_SCORE = 1, 5
 
 
-def _score(value: object) -> object:
+def validate_feedback_score(value: object) -> int | None:
+    """None, or an integer rating from 1 to 5 (3 is neutral); EngramValidationError otherwise."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
+        raise EngramValidationError(
             f"feedback_score must be an integer from {MIN_SCORE} to {MAX_SCORE} (3 is neutral), "
             f"got {type(value).__name__} {value!r}"
         )
     if not MIN_SCORE <= value <= MAX_SCORE:
-        raise ValueError(
+        raise EngramValidationError(
             f"feedback_score must be from {MIN_SCORE} to {MAX_SCORE} (1 = bad, 3 = neutral, "
             f"5 = good), got {value}"
         )
@@ -47,13 +53,15 @@ def _score(value: object) -> object:
 
 Score = Annotated[
     int | None,
-    BeforeValidator(_score),
+    BeforeValidator(validate_feedback_score),
     Field(
         description="1..5; 3 is neutral.",
         json_schema_extra={"minimum": MIN_SCORE, "maximum": MAX_SCORE},
     ),
 ]
-FeedbackText = Annotated[str | None, Field(max_length=10_000)]
+#: Longest feedback text accepted.
+MAX_FEEDBACK_TEXT = 10_000
+FeedbackText = Annotated[str | None, Field(max_length=MAX_FEEDBACK_TEXT)]
 LastN = Annotated[
     int | None, Field(strict=True, ge=1, le=MAX_TOP_K, description="Only the latest N entries.")
 ]
