@@ -87,7 +87,17 @@ def _clean_environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
 
 
-def _environ(system: str, base_url: str, scratch: Path) -> dict[str, str]:
+def tiktoken_cache(python: str) -> str:
+    """litellm ships tiktoken's cl100k_base file; cognee's tokenizer would download it."""
+    code = (
+        "import importlib.util, os; "
+        "print(os.path.join(os.path.dirname(importlib.util.find_spec('litellm').origin), "
+        "'litellm_core_utils', 'tokenizers'))"
+    )
+    return subprocess.run([python, "-c", code], capture_output=True, text=True).stdout.strip()
+
+
+def _environ(system: str, base_url: str, scratch: Path, extra: dict[str, str]) -> dict[str, str]:
     env = _clean_environ()
     env.update(
         HOME=str(scratch / "home"),
@@ -102,8 +112,8 @@ def _environ(system: str, base_url: str, scratch: Path) -> dict[str, str]:
         env.update(
             LLM_PROVIDER="custom",
             LLM_MODEL=f"openai/{LLM_MODEL}",
-            EMBEDDING_PROVIDER="custom",
-            EMBEDDING_MODEL="openai/bench-embedding",
+            EMBEDDING_PROVIDER="openai",
+            EMBEDDING_MODEL="openai/text-embedding-3-small",
             EMBEDDING_ENDPOINT=base_url,
             EMBEDDING_API_KEY="bench-key",
             EMBEDDING_DIMENSIONS=str(EMBEDDING_DIMENSION),
@@ -113,6 +123,7 @@ def _environ(system: str, base_url: str, scratch: Path) -> dict[str, str]:
             TELEMETRY_DISABLED="1",
             ENV="local",
         )
+    env.update(extra)
     return env
 
 
@@ -122,7 +133,13 @@ def _last_line(text: str) -> str:
 
 
 def run_one(
-    program: str, system: str, command: list[str], examples: Path, base_url: str, timeout: float
+    program: str,
+    system: str,
+    command: list[str],
+    examples: Path,
+    base_url: str,
+    timeout: float,
+    extra: dict[str, str],
 ) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="cognee-program-") as tmp:
         scratch = Path(tmp)
@@ -135,7 +152,7 @@ def run_one(
             done = subprocess.run(
                 [*command, str(script)],
                 cwd=script.parent,
-                env=_environ(system, base_url, scratch),
+                env=_environ(system, base_url, scratch, extra),
                 capture_output=True,
                 text=True,
                 timeout=timeout,
@@ -161,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=Path, default=os.environ.get("ENGRAMDB_COGNEE_EXAMPLES"))
     parser.add_argument("--cognee-python", help="a Python with cognee installed: run it too")
+    parser.add_argument(
+        "--systems", default="engramdb,cognee", help="which to run (cognee needs --cognee-python)"
+    )
     parser.add_argument("--only", default="", help="run programs whose path contains this")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--jobs", type=int, default=2)
@@ -171,20 +191,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--examples (or ENGRAMDB_COGNEE_EXAMPLES) must name cognee's examples folder")
     examples = args.examples.resolve()
     selected = [p for p in programs(examples) if args.only in p]
-    systems: list[tuple[str, list[str]]] = [
-        ("engramdb", [sys.executable, "-m", "engramdb.compat.cognee"])
+    systems: list[tuple[str, list[str], dict[str, str]]] = [
+        ("engramdb", [sys.executable, "-m", "engramdb.compat.cognee"], {})
     ]
     if args.cognee_python:
-        systems.append(("cognee", [args.cognee_python]))
+        cache = {"TIKTOKEN_CACHE_DIR": tiktoken_cache(args.cognee_python)}
+        systems.append(("cognee", [args.cognee_python], cache))
+    systems = [s for s in systems if s[0] in args.systems.split(",")]
     print(f"{len(selected)} programs counted ({len(EXCLUDED)} excluded: see EXCLUDED)")
     outcomes: list[Outcome] = []
     with OpenAIServer(embedding_dimension=EMBEDDING_DIMENSION) as server:
         server.set_default("chat/completions", answer_chat)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = [
-                pool.submit(run_one, p, name, cmd, examples, server.base_url, args.timeout)
+                pool.submit(run_one, p, name, cmd, examples, server.base_url, args.timeout, extra)
                 for p in selected
-                for name, cmd in systems
+                for name, cmd, extra in systems
             ]
             for future in concurrent.futures.as_completed(futures):
                 outcome = future.result()
@@ -198,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.show_output and not outcome.completed:
                     print(outcome.output[-4000:])
     print()
-    for name, _ in systems:
+    for name, _, _ in systems:
         mine = [o for o in outcomes if o.system == name]
         print(f"{name}: {sum(o.completed for o in mine)} of {len(mine)} programs completed")
     if args.json:

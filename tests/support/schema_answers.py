@@ -7,7 +7,8 @@ whole program run against the server without scripting each call:
 * a request with ``response_format`` ``json_schema`` gets a JSON document valid for that schema;
 * a request with ``tools`` (instructor's tool mode, function calling) gets a tool call whose
   arguments are valid for the first tool's parameters;
-* a request with ``response_format`` ``json_object`` (and no schema) gets ``{"answer": ...}``;
+* a request with ``response_format`` ``json_object`` gets JSON valid for the schema written into
+  one of its messages (JSON mode), else ``{"answer": ...}``;
 * any other request gets plain text: the first sentences of the last user message's context,
   so an answer printed by a program shows words of its own data.
 
@@ -128,6 +129,26 @@ def fill_schema(schema: dict[str, Any], text: str) -> Any:
     return _Filler(schema, text).value(schema, 0)
 
 
+def _schema_in_messages(body: dict[str, Any]) -> dict[str, Any] | None:
+    """A JSON schema written into a message (JSON mode: the client puts the schema in the
+    prompt), or None."""
+    decoder = json.JSONDecoder()
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        start = content.find("{")
+        while start >= 0:
+            try:
+                value, _ = decoder.raw_decode(content, start)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and ("properties" in value or "$defs" in value):
+                return value
+            start = content.find("{", start + 1)
+    return None
+
+
 def answer_chat(request: RecordedRequest) -> Reply:
     """The default chat answer described in the module docstring."""
     body = request.json or {}
@@ -154,7 +175,9 @@ def answer_chat(request: RecordedRequest) -> Reply:
             }
         ]
     elif response_format.get("type") == "json_object":
-        message["content"] = json.dumps({"answer": plain_answer(text)})
+        embedded = _schema_in_messages(body)
+        value = fill_schema(embedded, text) if embedded else {"answer": plain_answer(text)}
+        message["content"] = json.dumps(value)
     else:
         message["content"] = plain_answer(text)
     finish = "tool_calls" if tools and not response_format else "stop"
