@@ -21,6 +21,8 @@ from pydantic import BaseModel, Field, SkipValidation, field_validator
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
+    ChunkSize,
+    CustomPrompt,
     DatasetRef,
     FeedbackInfluence,
     NodeNameOperator,
@@ -28,6 +30,7 @@ from engramdb.models.requests.common import (
     OptionalTopK,
     SessionId,
     Strict,
+    TemporalCognify,
     TopK,
     TripletPenalty,
     UserOption,
@@ -66,6 +69,11 @@ class RememberRequest(VerbRequest):
     chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     external_metadata: dict[str, Any] | None = None
     user: UserOption = None
+    #: The reference's way to name an existing dataset by id; wins over ``dataset_name``.
+    dataset_id: UUID | None = None
+    chunk_size: ChunkSize = None
+    custom_prompt: CustomPrompt = None
+    temporal_cognify: TemporalCognify = False
 
 
 class RecallRequest(VerbRequest):
