@@ -6,8 +6,8 @@
   (:data:`engramdb.models.requests.classic.UNSUPPORTED`).
 
 In the document each table sits between ``<!-- generated: NAME -->`` and
-``<!-- end generated -->``. ``python -m engramdb.compat.cognee.doc_tables docs/migrating-from-cognee.md``
-rewrites them; a test fails when the document and the code disagree.
+``<!-- end generated -->``; ``python -m engramdb.compat.cognee.doc_tables DOCUMENT.md`` rewrites
+them, and a test fails when the document and the code disagree.
 """
 
 from __future__ import annotations
