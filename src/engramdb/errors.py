@@ -379,6 +379,28 @@ class StorageError(EngramError):
     code = "storage_error"
 
 
+class StorageFullError(StorageError):
+    """The disk holding the store is full: the write was rolled back; reads keep working."""
+
+    status_code = 507
+    code = "storage_full"
+
+
+class StorageReadOnlyError(StorageError):
+    """The store cannot be written (a read-only data directory or database); reads keep
+    working."""
+
+    status_code = 503
+    code = "storage_read_only"
+
+
+class DatabaseDamagedError(StorageError):
+    """The database file is damaged or is not an engramdb database; nothing was changed."""
+
+    status_code = 503
+    code = "database_damaged"
+
+
 class DatabaseNotCreatedError(StorageError):
     code = "database_not_created"
 
