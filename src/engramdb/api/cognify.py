@@ -8,6 +8,8 @@ from engramdb.access.permissions import check
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
+from engramdb.extract.schema import schema_extractor
+from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.pipeline import IngestOptions, ingest_documents
@@ -33,8 +35,24 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     and ``chunk_size`` (its token budget) choose the chunking. With ``run_in_background=True``
     each result comes back at once with ``status="running"``; ``await result.wait()`` gives
     the finished one. Options engramdb does not honour raise FeatureNotAvailableError.
+
+    ``graph_model`` (a DataPoint subclass, or any pydantic model) asks the LLM to extract each
+    chunk into that schema (``custom_prompt`` is then the extraction prompt); the instances are
+    stored as nodes and edges of their own types, hanging off their chunks. Without an LLM it
+    raises LLMNotConfiguredError before anything is built.
     """
-    refuse_unsupported("cognify", request)
+    # with a graph model, custom_prompt is the prompt of the extraction into it
+    refuse_unsupported(
+        "cognify",
+        request
+        if request.graph_model is None
+        else request.model_copy(update={"custom_prompt": None}),
+    )
+    extractor = (
+        engine.extractor
+        if request.graph_model is None
+        else schema_extractor(engine.llm, request.graph_model, request.custom_prompt)
+    )
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)
     settings = engine.settings
@@ -47,10 +65,11 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     for dataset in targets:
         bound = await engine.bind_embedding(dataset)
         if not request.run_in_background:
-            results[dataset.id] = await _build(engine, owner, bound, chunker, request)
+            results[dataset.id] = await _build(engine, owner, bound, chunker, request, extractor)
             continue
         task = engine.spawn(
-            _build(engine, owner, bound, chunker, request), name=f"engramdb-cognify-{dataset.id}"
+            _build(engine, owner, bound, chunker, request, extractor),
+            name=f"engramdb-cognify-{dataset.id}",
         )
         pending = RememberResult(status="running", dataset_id=dataset.id, dataset_name=dataset.name)
         pending._task = task
@@ -85,7 +104,12 @@ async def _datasets(
 
 
 async def _build(
-    engine: Engine, owner: User, dataset: Dataset, chunker: Chunker, request: CognifyRequest
+    engine: Engine,
+    owner: User,
+    dataset: Dataset,
+    chunker: Chunker,
+    request: CognifyRequest,
+    extractor: Extractor | None,
 ) -> RememberResult:
     """Ingest the dataset's staged items, one ingestion per set of add() options."""
     store = engine.store
@@ -105,7 +129,7 @@ async def _build(
                 if request.chunker is None
                 else None
             ),
-            extractor=engine.extractor,
+            extractor=extractor,
         )
         docs = [_document(item) for item in items]
         result = await ingest_documents(store, engine.embedder, dataset, docs, options)

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine
-from engramdb.errors import EngramValidationError
+from engramdb.errors import EngramValidationError, FeatureNotAvailableError
+from engramdb.extract.schema import schema_extractor
+from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import (
     auto_improve_after_ingest,
     auto_improve_after_session_write,
@@ -89,6 +91,7 @@ async def remember(
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
         return await remember_in_session(engine, request)
     eng = engine
+    extractor = _extractor(eng, r.graph_model, r.custom_prompt)
     settings = eng.settings
     resolved_chunker = resolve_chunker(
         chunker, max_tokens=settings.chunk_max_tokens, overlap_tokens=settings.chunk_overlap_tokens
@@ -105,7 +108,7 @@ async def remember(
         node_set=tags,
         lock_timeout=settings.engramdb_lock_timeout,
         csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
-        extractor=eng.extractor,
+        extractor=extractor,
     )
     auto = wants_auto_improve(eng, self_improvement)
 
@@ -131,6 +134,20 @@ async def remember(
     )
     pending._task = task
     return pending
+
+
+def _extractor(engine: Engine, graph_model: object, custom_prompt: str | None) -> Extractor | None:
+    """engramdb's extractor, or the LLM extraction into ``graph_model`` (custom_prompt is its
+    prompt; without a graph model it is refused, engramdb's prompt is its own)."""
+    if graph_model is not None:
+        return schema_extractor(engine.llm, graph_model, custom_prompt)
+    if custom_prompt is not None:
+        raise FeatureNotAvailableError(
+            "remember(custom_prompt=...) without graph_model is not available on engramdb: "
+            "engramdb uses its own extraction prompt; pass graph_model=YourModel to extract "
+            "into your own schema with your prompt (see docs/migrating-from-cognee.md)"
+        )
+    return engine.extractor
 
 
 async def remember_in_session(engine: Engine, request: RememberRequest) -> RememberResult:

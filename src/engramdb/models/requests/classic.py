@@ -167,15 +167,15 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
     },
     "cognify": {
-        "graph_model": (
-            None,
-            "engramdb extracts its own entity graph (custom graph models are not available yet)",
-        ),
         "config": (None, "configure engramdb with config.set or environment variables"),
         "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
         "incremental_loading": (True, "forget() the dataset and add it again to rebuild it"),
-        "custom_prompt": (None, "engramdb uses its own extraction prompt"),
+        "custom_prompt": (
+            None,
+            "engramdb uses its own extraction prompt (custom_prompt is the prompt of a "
+            "graph_model extraction)",
+        ),
         "temporal_cognify": (
             False,
             "search with SearchType.TEMPORAL: dates are indexed by every cognify",

@@ -66,6 +66,10 @@ class RememberRequest(VerbRequest):
     chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     external_metadata: dict[str, Any] | None = None
     user: UserOption = None
+    #: A custom graph model (DataPoint subclass) the LLM extracts each chunk into (in-process).
+    graph_model: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
+    #: The prompt of the graph_model extraction.
+    custom_prompt: str | None = Field(default=None, json_schema_extra=LOCAL)
 
 
 class RecallRequest(VerbRequest):
