@@ -121,7 +121,8 @@ async def run_tasks(
     eng = engine or get_engine()
     owner = await eng.resolve_user(user)
     dataset = await check(owner, dataset_id, "write", store=eng.store)
-    async for info in _run_dataset(eng, owner, dataset, chain, data, pipeline_name, extras):
+    items = list(data) if isinstance(data, list) else [data]
+    async for info in _run_dataset(eng, owner, dataset, chain, items, pipeline_name, extras):
         yield info
 
 
@@ -130,10 +131,12 @@ async def _run_dataset(
     owner: User,
     dataset: Dataset,
     tasks: list[Task],
-    data: Any,
+    items: list[Any],
     pipeline_name: str,
     extras: dict[str, Any] | None,
 ) -> AsyncIterator[PipelineRunInfo]:
+    """One recorded run over ``items``; each runs the chain on its own, passed as ``[item]``
+    (cognee hands each task chain a one-item list)."""
     store = eng.store
     record = await store.start_run(dataset.id, pipeline_name, graph_writing=False)
     ids: dict[str, Any] = {
@@ -141,11 +144,7 @@ async def _run_dataset(
         "dataset_id": dataset.id,
         "dataset_name": dataset.name,
     }
-    yield PipelineRunStarted(**ids, payload=data)
-    if data is None:
-        items: list[Any] = list(await store.list_data(dataset.id)) or [None]
-    else:
-        items = list(data) if isinstance(data, list) else [data]
+    yield PipelineRunStarted(**ids, payload=items)
     results: list[dict[str, Any]] = []
     for item in items:
         ctx = PipelineContext(
@@ -157,7 +156,7 @@ async def _run_dataset(
             extras=dict(extras or {}),
         )
         try:
-            outputs = await _run_chain(tasks, item, ctx)
+            outputs = await _run_chain(tasks, [item], ctx)
         except Exception as exc:
             logger.exception("pipeline %r: a task failed", pipeline_name)
             message = scrub_secrets(str(exc))
@@ -172,7 +171,8 @@ async def _run_dataset(
                 error_message=message,
             )
             return
-        results.append({"run_info": PipelineRunCompleted(**ids, payload=outputs)})
+        del outputs  # cognee reports what ran, not what the tasks returned
+        results.append({"run_info": PipelineRunCompleted(**ids)})
     await store.finish_run(record.id, RunStatus.COMPLETED, counts={"data_items": len(items)})
     yield PipelineRunCompleted(**ids, data_ingestion_info=results)
 
@@ -195,14 +195,22 @@ async def run_pipeline(
     """cognee's pipeline orchestrator: run ``tasks`` over ``data`` in each dataset named (a
     name is the caller's own dataset, created if missing; a UUID needs write permission; None:
     every dataset of the caller), yielding each run's events. Without ``data`` the tasks run
-    once per data item stored in the dataset (its records), or once with no input."""
+    once per data item of the dataset (its records, then its added inputs)."""
     chain = _check_tasks(tasks)
     _refuse_store_configs(vector_db_config, graph_db_config)
     eng = engine or get_engine()
     owner = await eng.resolve_user(user)
     for dataset in await _datasets(eng, owner, datasets):
-        async for info in _run_dataset(eng, owner, dataset, chain, data, pipeline_name, extras):
+        items = await _dataset_items(eng, dataset) if data is None else data
+        items = list(items) if isinstance(items, list) else [items]
+        async for info in _run_dataset(eng, owner, dataset, chain, items, pipeline_name, extras):
             yield info
+
+
+async def _dataset_items(eng: Engine, dataset: Dataset) -> list[Any]:
+    """What a run without ``data`` goes over: the dataset's data records, then its added but
+    not built inputs (cognee: the dataset's Data rows)."""
+    return [*await eng.store.list_data(dataset.id), *await eng.store.list_staged(dataset.id)]
 
 
 async def _datasets(
@@ -370,7 +378,8 @@ async def memify(
         return {}
     if data is None:
         data = [await _graph_of(eng, owner, target, node_name)]
-    runs = _run_dataset(eng, owner, target, tasks, data, "memify_pipeline", None)
+    items = list(data) if isinstance(data, list) else [data]
+    runs = _run_dataset(eng, owner, target, tasks, items, "memify_pipeline", None)
     return await _execute(eng, runs, run_in_background)
 
 
