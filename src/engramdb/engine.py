@@ -102,6 +102,7 @@ class Engine:
     add = EngineVerb("add")
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
+    add_data_points = EngineVerb("add_data_points")
 
     def __init__(
         self,
