@@ -29,7 +29,7 @@ from engramdb.pipelines import PipelineContext, PipelineRunCompleted, PipelineRu
 
 class Person(DataPoint):
     name: str
-    knows: list[Person] = []
+    knows: list[Person] = []  # noqa: RUF012 - a pydantic field
     metadata: dict = {"index_fields": ["name"]}  # noqa: RUF012 - cognee's spelling
 
 
@@ -178,7 +178,7 @@ async def test_memify_warns_runs_given_tasks_over_the_graph_and_nothing_by_defau
         await engramdb.memify(extraction_tasks=["extract_subgraph_chunks"], dataset="memo")
 
 
-PROGRAM = '''
+PROGRAM = """
 import asyncio
 from typing import Any
 from pydantic import SkipValidation
@@ -218,7 +218,7 @@ async def main():
                               datasets=["team"], only_context=True))
 
 asyncio.run(main())
-'''
+"""
 
 
 def test_a_cognee_pipeline_program_runs_unchanged(tmp_path: Path) -> None:
