@@ -117,7 +117,7 @@ class DataPoint(BaseModel):
             if dedup:
                 derived["identity_fields"] = dedup
             cls.model_fields["metadata"].default = derived
-            cls.model_rebuild(force=True)  # validation reads the schema built before this
+            cls.model_rebuild(force=True, raise_errors=False)  # re-read: validation uses it
 
     @classmethod
     def _identity_fields(cls) -> list[str] | None:
