@@ -17,8 +17,10 @@ def test_the_top_level_has_engramdb_and_the_classic_verbs() -> None:
     assert cognee.SearchType is engramdb.SearchType
     assert cognee.prune.prune_system is engramdb.prune.prune_system
     assert set(engramdb.__all__) | {"add", "cognify", "prune", "search"} == set(dir(cognee))
-    with pytest.raises(AttributeError, match="no attribute 'memify'"):
-        cognee.memify  # noqa: B018
+    assert cognee.memify is engramdb.memify
+    assert cognee.run_custom_pipeline is engramdb.run_custom_pipeline
+    with pytest.raises(AttributeError, match="no attribute 'no_such_verb'"):
+        cognee.no_such_verb  # noqa: B018
 
 
 @pytest.mark.parametrize(
