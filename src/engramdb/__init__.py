@@ -53,6 +53,7 @@ if _typing.TYPE_CHECKING:
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
+        add_data_points,
         authenticate,
         check,
         cognify,
@@ -82,6 +83,7 @@ if _typing.TYPE_CHECKING:
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
     from engramdb.models.conflicts import FactConflict
+    from engramdb.models.datapoints import DataPoint
     from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
         ForgetResult,
@@ -94,6 +96,7 @@ if _typing.TYPE_CHECKING:
         ResponseSessionContextEntry,
     )
     from engramdb.models.snapshot import GraphSnapshot
+    from engramdb.pipelines import Drop, Task, memify, run_custom_pipeline, run_tasks
     from engramdb.remote import disconnect, serve
     from engramdb.sessions import entries as memory
     from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
@@ -149,6 +152,13 @@ _LAZY = {
     "QAEntry": "engramdb.sessions.entries",
     "TraceEntry": "engramdb.sessions.entries",
     "FeedbackEntry": "engramdb.sessions.entries",
+    "add_data_points": "engramdb.facade",
+    "DataPoint": "engramdb.models.datapoints",
+    "Task": "engramdb.pipelines",
+    "Drop": "engramdb.pipelines",
+    "run_tasks": "engramdb.pipelines",
+    "run_custom_pipeline": "engramdb.pipelines",
+    "memify": "engramdb.pipelines",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -171,8 +181,10 @@ __all__ = [
     "CypherTimeoutError",
     "CypherUnsupportedError",
     "DataNotFoundError",
+    "DataPoint",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
+    "Drop",
     "EmbeddingMismatchError",
     "EmbeddingProviderError",
     "Engine",
@@ -210,6 +222,7 @@ __all__ = [
     "StageResult",
     "StatementTimeoutError",
     "StorageError",
+    "Task",
     "Text",
     "TextChunker",
     "TextChunkerWithOverlap",
@@ -217,6 +230,7 @@ __all__ = [
     "__version__",
     "access",
     "add",
+    "add_data_points",
     "authenticate",
     "check",
     "cognify",
@@ -235,6 +249,7 @@ __all__ = [
     "list_grants",
     "list_users",
     "load_skill",
+    "memify",
     "memory",
     "prune",
     "recall",
@@ -244,6 +259,8 @@ __all__ = [
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
+    "run_custom_pipeline",
+    "run_tasks",
     "search",
     "serve",
     "session",

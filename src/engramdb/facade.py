@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add",
+    "add_data_points",
     "authenticate",
     "check",
     "cognify",
@@ -114,6 +115,7 @@ list_grants = _top["list_grants"]
 add = _top["add"]
 cognify = _top["cognify"]
 search = _top["search"]
+add_data_points = _top["add_data_points"]
 
 
 async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:

@@ -10,10 +10,12 @@ import pytest
 
 from tests.integration import (
     test_conflicts,
+    test_custom_graph_models,
     test_failed_runs,
     test_graph_ingest,
     test_improve,
     test_personalization,
+    test_pipelines,
     test_remember_recall,
     test_sessions,
 )
@@ -28,6 +30,8 @@ _MODULES = (
     test_improve,
     test_personalization,
     test_conflicts,
+    test_custom_graph_models,
+    test_pipelines,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -34,8 +34,14 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     and ``chunk_size`` (its token budget) choose the chunking. With ``run_in_background=True``
     each result comes back at once with ``status="running"``; ``await result.wait()`` gives
     the finished one. Options engramdb does not honour raise FeatureNotAvailableError.
+
+    ``graph_model`` (a DataPoint subclass, or any pydantic model) asks the LLM to extract each
+    chunk into that schema (``custom_prompt`` is then the extraction prompt); the instances are
+    stored as nodes and edges of their own types, hanging off their chunks. Without an LLM it
+    raises LLMNotConfiguredError before anything is built.
     """
     refuse_unsupported("cognify", request)
+    extractor = engine.extractor_for(request.custom_prompt, request.graph_model)
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)
     settings = engine.settings
@@ -44,7 +50,6 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
         max_tokens=request.chunk_size or settings.chunk_max_tokens,
         overlap_tokens=settings.chunk_overlap_tokens,
     )
-    extractor = engine.extractor_for(request.custom_prompt)
     results: dict[UUID, RememberResult] = {}
     for dataset in targets:
         bound = await engine.bind_embedding(dataset)

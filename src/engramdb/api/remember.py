@@ -95,7 +95,7 @@ async def remember(
     resolved_chunker = resolve_chunker(
         chunker, max_tokens=max_tokens, overlap_tokens=settings.chunk_overlap_tokens
     )
-    extractor = eng.extractor_for(r.custom_prompt)
+    extractor = eng.extractor_for(r.custom_prompt, r.graph_model)
     docs = await asyncio.to_thread(load_inputs, data, max_file_bytes=settings.max_file_bytes)
 
     owner = await eng.resolve_user(user)

@@ -31,6 +31,9 @@ class LoadedDocument:
     source_path: str | None = None
     #: Loader-specific facts (CSV header, JSON keys, PDF page count, ...).
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Custom graph models (DataPoints) the document consists of, instead of a text to chunk
+    #: (``add_data_points``); see :mod:`engramdb.ingest.data_point_graph`.
+    data_points: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

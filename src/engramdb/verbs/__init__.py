@@ -39,6 +39,7 @@ from engramdb.models.requests.classic import (
     PruneSystemRequest,
     SearchRequest,
 )
+from engramdb.models.requests.data_points import AddDataPointsRequest
 from engramdb.models.requests.graph import (
     GetGraphRequest,
     GetNodeRequest,
@@ -175,6 +176,12 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.prune:prune_system",
         None,
         namespace=_PRUNE,
+    ),
+    Verb(
+        "add_data_points",
+        AddDataPointsRequest,
+        "engramdb.api.data_points:add_data_points",
+        RememberResult,
     ),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(
