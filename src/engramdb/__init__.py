@@ -79,6 +79,15 @@ if _typing.TYPE_CHECKING:
         search,
         visualize_graph,
     )
+    from engramdb.facade import (
+        add_user_to_role,
+        add_user_to_tenant,
+        create_role,
+        create_tenant,
+        list_tenants,
+        select_tenant,
+    )
+    from engramdb.models.access import Role, Tenant
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
     from engramdb.models.conflicts import FactConflict
@@ -102,6 +111,14 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "create_user": "engramdb.facade",
+    "create_tenant": "engramdb.facade",
+    "list_tenants": "engramdb.facade",
+    "add_user_to_tenant": "engramdb.facade",
+    "select_tenant": "engramdb.facade",
+    "create_role": "engramdb.facade",
+    "add_user_to_role": "engramdb.facade",
+    "Tenant": "engramdb.models.access",
+    "Role": "engramdb.models.access",
     "create_api_key": "engramdb.facade",
     "list_api_keys": "engramdb.facade",
     "revoke_api_key": "engramdb.facade",
@@ -248,6 +265,14 @@ __all__ = [
     "serve",
     "session",
     "visualize_graph",
+    "create_tenant",
+    "list_tenants",
+    "add_user_to_tenant",
+    "select_tenant",
+    "create_role",
+    "add_user_to_role",
+    "Tenant",
+    "Role",
 ]
 
 

@@ -102,6 +102,12 @@ class Engine:
     add = EngineVerb("add")
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
+    create_tenant = EngineVerb("create_tenant")
+    list_tenants = EngineVerb("list_tenants")
+    add_user_to_tenant = EngineVerb("add_user_to_tenant")
+    select_tenant = EngineVerb("select_tenant")
+    create_role = EngineVerb("create_role")
+    add_user_to_role = EngineVerb("add_user_to_role")
 
     def __init__(
         self,

@@ -19,7 +19,10 @@ Messages say what went wrong *and* how to fix it.
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
-    │   └── DataNotFoundError (404)
+    │   ├── DataNotFoundError (404)
+    │   ├── UserNotFoundError (404)
+    │   ├── TenantNotFoundError (404)
+    │   └── RoleNotFoundError (404)
     ├── PermissionDeniedError (403)
     ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
@@ -87,9 +90,12 @@ __all__ = [
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
+    "RoleNotFoundError",
     "StatementTimeoutError",
     "StorageError",
+    "TenantNotFoundError",
     "UnauthenticatedError",
+    "UserNotFoundError",
     "by_code",
     "scrub_secrets",
 ]
@@ -274,6 +280,25 @@ class DatasetNotFoundError(NotFoundError):
 
 class DataNotFoundError(NotFoundError):
     code = "data_not_found"
+
+
+class UserNotFoundError(NotFoundError):
+    """No user with that id (or e-mail)."""
+
+    code = "user_not_found"
+
+
+class TenantNotFoundError(NotFoundError):
+    """No tenant with that id that you belong to (an unknown tenant and another organisation's
+    tenant are never told apart)."""
+
+    code = "tenant_not_found"
+
+
+class RoleNotFoundError(NotFoundError):
+    """No role with that id in a tenant you belong to (never told apart from an unknown id)."""
+
+    code = "role_not_found"
 
 
 class PermissionDeniedError(EngramError):

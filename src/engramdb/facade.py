@@ -53,6 +53,12 @@ __all__ = [
     "verb_function",
     "verb_functions",
     "visualize_graph",
+    "create_tenant",
+    "list_tenants",
+    "add_user_to_tenant",
+    "select_tenant",
+    "create_role",
+    "add_user_to_role",
 ]
 
 VerbFunction = Callable[..., Coroutine[Any, Any, Any]]
@@ -114,6 +120,12 @@ list_grants = _top["list_grants"]
 add = _top["add"]
 cognify = _top["cognify"]
 search = _top["search"]
+create_tenant = _top["create_tenant"]
+list_tenants = _top["list_tenants"]
+add_user_to_tenant = _top["add_user_to_tenant"]
+select_tenant = _top["select_tenant"]
+create_role = _top["create_role"]
+add_user_to_role = _top["add_user_to_role"]
 
 
 async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:

@@ -15,7 +15,6 @@ from engramdb.errors import ConflictError, NotFoundError, StorageError
 from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import Dataset, User, utcnow
 from engramdb.storage.dialect import SqlDialect
-from engramdb.storage.sql.port import UnitPort
 from engramdb.storage.sql.rows import (
     DATASET_COLUMNS,
     GRANT_COLUMNS,
@@ -26,6 +25,7 @@ from engramdb.storage.sql.rows import (
     row_to_key,
     row_to_user,
 )
+from engramdb.storage.sql.tenants import TenantMethods
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.types import StoredApiKey
 
@@ -124,6 +124,10 @@ def revoke_api_key(d: SqlDialect, key_id: UUID) -> Unit[ApiKeyInfo | None]:
 # --- grants ------------------------------------------------------------------------------------
 
 
+#: Where each kind of grantee lives.
+_PRINCIPAL_TABLES = {"user": "users", "role": "roles", "tenant": "tenants"}
+
+
 def _grant_key(d: SqlDialect) -> str:
     return f"dataset_id = {d.param} AND grantee_id = {d.param} AND permission = {d.param}"
 
@@ -131,16 +135,18 @@ def _grant_key(d: SqlDialect) -> str:
 def add_grant(d: SqlDialect, grant: Grant) -> Unit[Grant]:
     if (yield from one(f"SELECT 1 FROM datasets WHERE id = {d.param}", grant.dataset_id)) is None:
         raise NotFoundError(f"No dataset with id {grant.dataset_id}.")
-    if (yield from user_by_id(d, grant.grantee_id)) is None:
-        raise NotFoundError(f"No user with id {grant.grantee_id}; create the user first.")
+    table = _PRINCIPAL_TABLES[grant.grantee_kind]
+    if (yield from one(f"SELECT 1 FROM {table} WHERE id = {d.param}", grant.grantee_id)) is None:
+        raise NotFoundError(f"No {grant.grantee_kind} with id {grant.grantee_id}.")
     yield from execute(
-        f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES ({d.params(5)}) "
+        f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES ({d.params(6)}) "
         "ON CONFLICT (dataset_id, grantee_id, permission) DO NOTHING",
         grant.dataset_id,
         grant.grantee_id,
         grant.permission,
         grant.granted_by,
         grant.created_at,
+        grant.grantee_kind,
     )
     row = yield from one(
         f"SELECT {GRANT_COLUMNS} FROM grants WHERE {_grant_key(d)}",
@@ -197,7 +203,7 @@ def list_granted_datasets(
     return [row_to_dataset(row) for row in rows]
 
 
-class AccessMethods(UnitPort):
+class AccessMethods(TenantMethods):
     """The store's users, API keys and grants methods, each one unit above."""
 
     async def get_user(self, user_id: UUID) -> User | None:

@@ -110,13 +110,16 @@ def dataset_by_name(d: SqlDialect, owner_id: UUID, name: str) -> Unit[Dataset | 
 def ensure_dataset(d: SqlDialect, owner_id: UUID, name: str) -> Unit[Dataset]:
     if (yield from user_by_id(d, owner_id)) is None:
         raise NotFoundError(f"No user with id {owner_id}; create the user first.")
+    # A new dataset belongs to the tenant its owner has selected now (read in this transaction).
+    p = d.param
     yield from execute(
-        f"INSERT INTO datasets (id, owner_id, name, created_at) VALUES ({d.params(4)}) "
+        f"INSERT INTO datasets (id, owner_id, name, created_at, tenant_id) "
+        f"SELECT {p}, id, {p}, {p}, tenant_id FROM users WHERE id = {p} "
         "ON CONFLICT (owner_id, name) DO NOTHING",
         uuid4(),
-        owner_id,
         name,
         utcnow(),
+        owner_id,
     )
     dataset = yield from dataset_by_name(d, owner_id, name)
     if dataset is None:  # cannot happen: inserted or present, in this transaction
