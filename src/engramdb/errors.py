@@ -15,6 +15,7 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
     │   ├── StatementTimeoutError (422)
+    │   ├── PermissionNotFoundError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
@@ -87,6 +88,7 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
@@ -242,6 +244,12 @@ class StatementTimeoutError(EngramValidationError):
     The store raises it; CYPHER reports it as :class:`CypherTimeoutError`."""
 
     code = "statement_timeout"
+
+
+class PermissionNotFoundError(EngramValidationError):
+    """A permission name other than read, write, delete or share."""
+
+    code = "permission_not_found"
 
 
 class ConfigurationError(EngramValidationError):

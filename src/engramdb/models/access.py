@@ -9,7 +9,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from engramdb.errors import EngramValidationError
+from engramdb.errors import EngramValidationError, PermissionNotFoundError
 
 __all__ = [
     "MAX_EMAIL",
@@ -129,6 +129,6 @@ def validate_permission(permission: object) -> Permission:
     for known in PERMISSIONS:
         if permission == known:
             return known
-    raise EngramValidationError(
+    raise PermissionNotFoundError(
         f"permission must be one of {', '.join(PERMISSIONS)}, got {permission!r}"
     )

@@ -48,6 +48,7 @@ EXPECTED_ALL = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "QAEntry",
     "RecallPreconditionError",
