@@ -57,10 +57,14 @@ if _typing.TYPE_CHECKING:
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
+        add_user_to_role,
+        add_user_to_tenant,
         authenticate,
         check,
         cognify,
         create_api_key,
+        create_role,
+        create_tenant,
         create_user,
         forget,
         get_graph,
@@ -71,6 +75,7 @@ if _typing.TYPE_CHECKING:
         list_conflicts,
         list_datasets,
         list_grants,
+        list_tenants,
         list_users,
         load_skill,
         recall,
@@ -81,19 +86,12 @@ if _typing.TYPE_CHECKING:
         revoke,
         revoke_api_key,
         search,
+        select_tenant,
         visualize_graph,
     )
-    from engramdb.facade import (
-        add_user_to_role,
-        add_user_to_tenant,
-        create_role,
-        create_tenant,
-        list_tenants,
-        select_tenant,
-    )
-    from engramdb.models.access import Role, Tenant
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
+    from engramdb.models.access import Role, Tenant
     from engramdb.models.conflicts import FactConflict
     from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (

@@ -24,10 +24,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add",
+    "add_user_to_role",
+    "add_user_to_tenant",
     "authenticate",
     "check",
     "cognify",
     "create_api_key",
+    "create_role",
+    "create_tenant",
     "create_user",
     "find_user",
     "forget",
@@ -39,6 +43,7 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_tenants",
     "list_users",
     "load_skill",
     "recall",
@@ -50,15 +55,10 @@ __all__ = [
     "revoke",
     "revoke_api_key",
     "search",
+    "select_tenant",
     "verb_function",
     "verb_functions",
     "visualize_graph",
-    "create_tenant",
-    "list_tenants",
-    "add_user_to_tenant",
-    "select_tenant",
-    "create_role",
-    "add_user_to_role",
 ]
 
 VerbFunction = Callable[..., Coroutine[Any, Any, Any]]

@@ -32,14 +32,6 @@ from engramdb.models.requests.access import (
     RevokeApiKeyRequest,
     RevokeRequest,
 )
-from engramdb.models.requests.tenants import (
-    AddUserToRoleRequest,
-    AddUserToTenantRequest,
-    CreateRoleRequest,
-    CreateTenantRequest,
-    ListTenantsRequest,
-    SelectTenantRequest,
-)
 from engramdb.models.requests.classic import (
     AddRequest,
     CognifyRequest,
@@ -67,6 +59,14 @@ from engramdb.models.requests.sessions import (
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
+)
+from engramdb.models.requests.tenants import (
+    AddUserToRoleRequest,
+    AddUserToTenantRequest,
+    CreateRoleRequest,
+    CreateTenantRequest,
+    ListTenantsRequest,
+    SelectTenantRequest,
 )
 from engramdb.models.results import (
     ForgetResult,

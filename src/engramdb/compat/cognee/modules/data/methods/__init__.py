@@ -41,7 +41,11 @@ async def get_authorized_existing_datasets(
     if all(isinstance(d, UUID) for d in datasets):
         ids = [d for d in datasets if isinstance(d, UUID)]
     elif all(isinstance(d, str) for d in datasets):
-        found = {name: await own_dataset(engine.store, user, name) for name in datasets}
+        found = {
+            name: await own_dataset(engine.store, user, name)
+            for name in datasets
+            if isinstance(name, str)
+        }
         missing = [name for name, ds in found.items() if ds is None]
         if strict and missing:
             raise DatasetNotFoundError(
@@ -70,10 +74,10 @@ async def load_or_create_datasets(
         match = next((d for d in existing_datasets if ident in (d.name, d.id)), None)
         if match is not None:
             result.append(match)
-        elif isinstance(ident, UUID):
+        elif isinstance(ident, str):
+            result.append(await dataset_for_write(engine.store, user, ident))
+        else:
             raise DatasetNotFoundError(
                 f"Dataset with given UUID does not exist: {ident}", missing=[str(ident)]
             )
-        else:
-            result.append(await dataset_for_write(engine.store, user, ident))
     return result

@@ -41,7 +41,8 @@ async def create_user(
             "it permissions (authorized_give_permission_on_datasets)"
         )
     engine = await ready_engine()
-    return await engine.create_user(email, is_admin=is_superuser)
+    created: User = await engine.create_user(email, is_admin=is_superuser)
+    return created
 
 
 async def get_user(user_id: UUID) -> User:

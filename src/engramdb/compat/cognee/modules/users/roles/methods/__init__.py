@@ -6,6 +6,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.compat.cognee.modules.users._engine import ready_engine, user_by_id
+from engramdb.models.access import Role
 
 __all__ = ["add_user_to_role", "create_role"]
 
@@ -15,7 +16,7 @@ async def create_role(role_name: str, owner_id: UUID) -> UUID:
     TenantNotFoundError when they work in their personal space, PermissionDeniedError when they
     do not own the tenant, ConflictError when the tenant has a role of that name."""
     engine = await ready_engine()
-    role = await engine.create_role(role_name, user=await user_by_id(owner_id))
+    role: Role = await engine.create_role(role_name, user=await user_by_id(owner_id))
     return role.id
 
 

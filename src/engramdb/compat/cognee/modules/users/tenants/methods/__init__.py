@@ -6,6 +6,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from engramdb.compat.cognee.modules.users._engine import ready_engine, user_by_id
+from engramdb.models.access import Tenant
 from engramdb.models.records import User
 
 __all__ = ["add_user_to_tenant", "create_tenant", "select_tenant"]
@@ -17,7 +18,7 @@ async def create_tenant(
     """Create a tenant owned by ``user_id`` (its first member; also the tenant they work in
     unless ``set_as_active_tenant`` is false); its id."""
     engine = await ready_engine()
-    tenant = await engine.create_tenant(
+    tenant: Tenant = await engine.create_tenant(
         tenant_name,
         set_as_active_tenant=bool(set_as_active_tenant),
         user=await user_by_id(user_id),
@@ -44,4 +45,5 @@ async def select_tenant(user_id: UUID, tenant_id: UUID | None) -> User:
     """Make ``tenant_id`` (one the user belongs to; None: their personal space) the tenant the
     user works in; the user as stored. TenantNotFoundError otherwise."""
     engine = await ready_engine()
-    return await engine.select_tenant(tenant_id, user=await user_by_id(user_id))
+    selected: User = await engine.select_tenant(tenant_id, user=await user_by_id(user_id))
+    return selected
