@@ -148,3 +148,14 @@ async def test_grants_to_roles_and_tenants_and_the_multi_principal_reads(
     assert await store.datasets_granted_to([]) == []
     assert await store.remove_grant(first.id, role.id, "read") is True
     assert await store.permissions_of(first.id, [role.id]) == frozenset()
+
+
+async def test_a_recreated_dataset_keeps_owner_name_and_tenant(store: Store, user: User) -> None:
+    lab = await store.create_tenant(_tenant(user), select=True)
+    old = await store.get_or_create_dataset(user.id, "in-lab")
+    await store.select_tenant(user.id, None)  # the owner works elsewhere now
+    await store.delete_dataset(old.id)
+    fresh = await store.recreate_dataset(old)
+    assert fresh.id != old.id
+    assert (fresh.owner_id, fresh.name, fresh.tenant_id) == (user.id, "in-lab", lab.id)
+    assert await store.recreate_dataset(old) == fresh  # already there: returned as is

@@ -237,3 +237,11 @@ async def test_create_tenant_can_leave_the_selected_tenant_alone(world: Lab) -> 
     assert [t.name for t in await engramdb.list_tenants(user=world.carol)] == [before.name]
     selected = await engramdb.select_tenant(before.id, user=world.carol)
     assert selected.tenant_id == before.id
+
+
+async def test_prune_keeps_a_dataset_in_its_tenant_with_its_role_grants(world: Lab) -> None:
+    await engramdb.select_tenant(None, user=world.alice)  # Alice works elsewhere meanwhile
+    await engramdb.prune.prune_data()
+    (again,) = await engramdb.list_datasets(user=world.bob)
+    assert again.name == "lab" and again.tenant_id == world.tenant.id and again.id != world.lab
+    assert (await engramdb.check(world.bob, again.id, "read")).id == again.id

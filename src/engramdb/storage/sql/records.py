@@ -127,6 +127,22 @@ def ensure_dataset(d: SqlDialect, owner_id: UUID, name: str) -> Unit[Dataset]:
     return dataset
 
 
+def recreate_dataset(d: SqlDialect, old: Dataset) -> Unit[Dataset]:
+    yield from execute(
+        f"INSERT INTO datasets (id, owner_id, name, created_at, tenant_id) VALUES ({d.params(5)}) "
+        "ON CONFLICT (owner_id, name) DO NOTHING",
+        uuid4(),
+        old.owner_id,
+        old.name,
+        utcnow(),
+        old.tenant_id,
+    )
+    dataset = yield from dataset_by_name(d, old.owner_id, old.name)
+    if dataset is None:  # cannot happen: inserted or present, in this transaction
+        raise StorageError(f"Dataset {old.name!r} could not be created.")
+    return dataset
+
+
 def list_datasets(d: SqlDialect, owner_id: UUID | None) -> Unit[list[Dataset]]:
     """In creation order (ties by insertion)."""
     order = f"ORDER BY created_at, {d.row_order}"
@@ -283,6 +299,9 @@ class RecordMethods(UnitPort):
 
     async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
         return await self._write_unit(partial(ensure_dataset, self.dialect, owner_id, name))
+
+    async def recreate_dataset(self, dataset: Dataset) -> Dataset:
+        return await self._write_unit(partial(recreate_dataset, self.dialect, dataset))
 
     async def get_default_user(self) -> User | None:
         return await self._read_unit(partial(default_user, self.dialect))
