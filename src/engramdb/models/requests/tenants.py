@@ -50,7 +50,7 @@ class SelectTenantRequest(VerbRequest):
 
     positional: ClassVar[tuple[str, ...]] = ("tenant_id",)
 
-    tenant_id: UUID | None
+    tenant_id: UUID | None = None
     user: UserOption = None
 
 
