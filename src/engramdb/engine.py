@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from engramdb.errors import ConfigurationError, EmbeddingMismatchError, FeatureNotAvailableError
+from engramdb.errors import (
+    ConfigurationError,
+    EmbeddingMismatchError,
+    FeatureNotAvailableError,
+    LLMNotConfiguredError,
+)
 from engramdb.models.records import Dataset, User
 from engramdb.retrieval.registry import Retrievers
 from engramdb.retrieval.warmup import WarmupCache
@@ -214,6 +219,23 @@ class Engine:
         with self._build_lock:
             self._extractor, self._extractor_built = extractor, True
         return extractor
+
+    def extractor_for(self, custom_prompt: str | None) -> Extractor | None:
+        """The extractor of one ingestion: :attr:`extractor`, asked to follow ``custom_prompt``
+        (cognee's ``remember/cognify(custom_prompt=...)``) when one is given. A custom prompt
+        steers the LLM's extraction: without an LLM it raises LLMNotConfiguredError rather than
+        being ignored."""
+        extractor = self.extractor
+        if custom_prompt is None:
+            return extractor
+        from engramdb.extract.llm import LLMExtractor
+
+        if not isinstance(extractor, LLMExtractor):
+            raise LLMNotConfiguredError.needed_for(
+                "custom_prompt tells an LLM what to extract",
+                "leave custom_prompt out to build the graph with the offline extractor",
+            )
+        return extractor.with_instructions(custom_prompt)
 
     async def database_exists(self) -> bool:
         """Whether the database was created (remember() ran once). A True answer is remembered,

@@ -258,10 +258,23 @@ class ConfigurationError(EngramValidationError):
     code = "configuration_error"
 
 
+#: What to set so that engramdb has an LLM: the advice every "no LLM" error gives.
+LLM_SETTINGS_HINT = (
+    "set LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as Ollama)"
+)
+
+
 class LLMNotConfiguredError(ConfigurationError):
     """A completion was asked for and no LLM is configured."""
 
     code = "llm_not_configured"
+
+    @classmethod
+    def needed_for(cls, what: str, *instead: str) -> LLMNotConfiguredError:
+        """The error for ``what`` (a clause: "X writes its answer with an LLM"), with the LLM
+        settings to set and the alternatives ``instead`` that work without one."""
+        alternatives = "".join(f", or {option}" for option in instead)
+        return cls(f"{what}, and none is configured: {LLM_SETTINGS_HINT}{alternatives}")
 
 
 class NotFoundError(EngramError):

@@ -8,6 +8,7 @@ from engramdb.access.permissions import check, own_dataset, owned_datasets
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
+from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.pipeline import IngestOptions, ingest_documents
@@ -42,14 +43,16 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
         max_tokens=request.chunk_size or settings.chunk_max_tokens,
         overlap_tokens=settings.chunk_overlap_tokens,
     )
+    extractor = engine.extractor_for(request.custom_prompt)
     results: dict[UUID, RememberResult] = {}
     for dataset in targets:
         bound = await engine.bind_embedding(dataset)
         if not request.run_in_background:
-            results[dataset.id] = await _build(engine, owner, bound, chunker, request)
+            results[dataset.id] = await _build(engine, owner, bound, chunker, extractor, request)
             continue
         task = engine.spawn(
-            _build(engine, owner, bound, chunker, request), name=f"engramdb-cognify-{dataset.id}"
+            _build(engine, owner, bound, chunker, extractor, request),
+            name=f"engramdb-cognify-{dataset.id}",
         )
         pending = RememberResult(status="running", dataset_id=dataset.id, dataset_name=dataset.name)
         pending._task = task
@@ -84,7 +87,12 @@ async def _datasets(
 
 
 async def _build(
-    engine: Engine, owner: User, dataset: Dataset, chunker: Chunker, request: CognifyRequest
+    engine: Engine,
+    owner: User,
+    dataset: Dataset,
+    chunker: Chunker,
+    extractor: Extractor | None,
+    request: CognifyRequest,
 ) -> RememberResult:
     """Ingest the dataset's staged items, one ingestion per set of add() options."""
     store = engine.store
@@ -104,7 +112,7 @@ async def _build(
                 if request.chunker is None
                 else None
             ),
-            extractor=engine.extractor,
+            extractor=extractor,
         )
         docs = [_document(item) for item in items]
         result = await ingest_documents(store, engine.embedder, dataset, docs, options)

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, Field, SkipValidation, field_validator, model_validator
+from pydantic import BaseModel, Field, SkipValidation, field_validator
 
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
+    ChunkSize,
+    CustomPrompt,
     DatasetRef,
     FeedbackInfluence,
     NodeNameOperator,
@@ -28,6 +30,7 @@ from engramdb.models.requests.common import (
     OptionalTopK,
     SessionId,
     Strict,
+    TemporalCognify,
     TopK,
     TripletPenalty,
     UserOption,
@@ -65,16 +68,12 @@ class RememberRequest(VerbRequest):
     #: A chunker class or instance; over HTTP one of the built-in chunkers by name.
     chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     external_metadata: dict[str, Any] | None = None
-    #: cognee's way to name an existing dataset by id; it takes precedence over dataset_name.
-    dataset_id: UUID | None = None
     user: UserOption = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _id_names_the_dataset(cls, values: Any) -> Any:
-        if isinstance(values, dict) and values.get("dataset_id") is not None:
-            return {**values, "dataset_name": values["dataset_id"]}
-        return values
+    #: The reference's way to name an existing dataset by id; wins over ``dataset_name``.
+    dataset_id: UUID | None = None
+    chunk_size: ChunkSize = None
+    custom_prompt: CustomPrompt = None
+    temporal_cognify: TemporalCognify = False
 
 
 class RecallRequest(VerbRequest):
