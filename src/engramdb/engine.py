@@ -108,6 +108,12 @@ class Engine:
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
     add_data_points = EngineVerb("add_data_points")
+    create_tenant = EngineVerb("create_tenant")
+    list_tenants = EngineVerb("list_tenants")
+    add_user_to_tenant = EngineVerb("add_user_to_tenant")
+    select_tenant = EngineVerb("select_tenant")
+    create_role = EngineVerb("create_role")
+    add_user_to_role = EngineVerb("add_user_to_role")
 
     def __init__(
         self,

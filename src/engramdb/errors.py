@@ -15,11 +15,15 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
     │   ├── StatementTimeoutError (422)
+    │   ├── PermissionNotFoundError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
-    │   └── DataNotFoundError (404)
+    │   ├── DataNotFoundError (404)
+    │   ├── UserNotFoundError (404)
+    │   ├── TenantNotFoundError (404)
+    │   └── RoleNotFoundError (404)
     ├── PermissionDeniedError (403)
     ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
@@ -84,12 +88,16 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
+    "RoleNotFoundError",
     "StatementTimeoutError",
     "StorageError",
+    "TenantNotFoundError",
     "UnauthenticatedError",
+    "UserNotFoundError",
     "by_code",
     "scrub_secrets",
 ]
@@ -238,6 +246,12 @@ class StatementTimeoutError(EngramValidationError):
     code = "statement_timeout"
 
 
+class PermissionNotFoundError(EngramValidationError):
+    """A permission name other than read, write, delete or share."""
+
+    code = "permission_not_found"
+
+
 class ConfigurationError(EngramValidationError):
     """A setting has a value engramdb cannot use."""
 
@@ -287,6 +301,25 @@ class DatasetNotFoundError(NotFoundError):
 
 class DataNotFoundError(NotFoundError):
     code = "data_not_found"
+
+
+class UserNotFoundError(NotFoundError):
+    """No user with that id (or e-mail)."""
+
+    code = "user_not_found"
+
+
+class TenantNotFoundError(NotFoundError):
+    """No tenant with that id that you belong to (an unknown tenant and another organisation's
+    tenant are never told apart)."""
+
+    code = "tenant_not_found"
+
+
+class RoleNotFoundError(NotFoundError):
+    """No role with that id in a tenant you belong to (never told apart from an unknown id)."""
+
+    code = "role_not_found"
 
 
 class PermissionDeniedError(EngramError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from engramdb.access.permissions import check
+from engramdb.access.permissions import check, own_dataset, owned_datasets
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
@@ -17,7 +17,6 @@ from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.results import RememberResult
 from engramdb.storage.base import StagedItem
-from engramdb.validation import validate_dataset_name
 
 __all__ = ["cognify"]
 
@@ -71,7 +70,7 @@ async def _datasets(
 ) -> list[Dataset]:
     store = engine.store
     if ref is None:
-        return [d for d in await store.list_datasets(owner.id) if await store.count_staged([d.id])]
+        return [d for d in await owned_datasets(store, owner) if await store.count_staged([d.id])]
     refs: list[str | UUID] = [ref] if isinstance(ref, str | UUID) else [*ref]
     found: list[Dataset] = []
     missing: list[str] = []
@@ -79,7 +78,7 @@ async def _datasets(
         if isinstance(item, UUID):
             found.append(await check(owner, item, "write", store=store))
             continue
-        dataset = await store.find_dataset(owner.id, validate_dataset_name(item))
+        dataset = await own_dataset(store, owner, item)
         if dataset is None:
             missing.append(item)
         else:

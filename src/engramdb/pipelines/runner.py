@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
-from engramdb.access.permissions import check, dataset_for_write
+from engramdb.access.permissions import check, dataset_for_write, owned_datasets
 from engramdb.engine import Engine, get_engine
 from engramdb.errors import CogneeValidationError, FeatureNotAvailableError, scrub_secrets
 from engramdb.models.records import Dataset, RunStatus, User
@@ -217,7 +217,7 @@ async def _datasets(
     eng: Engine, owner: User, ref: str | UUID | Sequence[str | UUID] | None
 ) -> list[Dataset]:
     if ref is None:
-        return await eng.store.list_datasets(owner.id)
+        return await owned_datasets(eng.store, owner)
     refs: list[str | UUID] = [ref] if isinstance(ref, str | UUID) else list(ref)
     return [await dataset_for_write(eng.store, owner, _as_ref(r)) for r in refs]
 

@@ -1,1 +1,1 @@
-"""``cognee.modules.data``."""
+"""``cognee.modules.data`` over engramdb (only :mod:`.methods`)."""
