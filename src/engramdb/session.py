@@ -36,6 +36,7 @@ __all__ = [
     "add_trace",
     "delete_feedback",
     "delete_session",
+    "distill_session",
     "get_session",
     "get_traces",
     "list_sessions",
@@ -57,6 +58,7 @@ add_qa = _verbs["add_qa"]
 add_trace = _verbs["add_trace"]
 get_traces = _verbs["get_traces"]
 add_guidance = _verbs["add_guidance"]
+distill_session = _verbs["distill_session"]
 
 
 def traced(
