@@ -10,8 +10,8 @@ Shapes follow cognee's ``GraphDBInterface`` (the embedded Ladybug adapter it shi
   ``relationship_name``, ``source_node_id``, ``target_node_id``, ``edge_object_id`` (the id
   ``used_graph_element_ids["edge_ids"]`` and the feedback weights use) and the edge's weights;
 * ids are strings. Node ``type`` uses cognee's name where a type has a direct counterpart
-  (:data:`COGNEE_NODE_TYPES`: ``DocumentChunk``, ``TextSummary``, ``TextDocument``);
-  ``Entity`` and ``EntityType`` are the same in both.
+  (:data:`COGNEE_NODE_TYPES`: ``DocumentChunk``, ``TextSummary``, ``TextDocument``,
+  ``GlobalContextSummary``); ``Entity`` and ``EntityType`` are the same in both.
 
 What is read: every dataset the user can read (the default user unless a scope says
 otherwise), or the one dataset ``set_database_global_context_variables`` scoped the task to;
@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 from uuid import UUID
 
+from engramdb.artifacts.global_index import BUCKET_TYPE, ROOT_TYPE
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 
 if TYPE_CHECKING:
@@ -39,13 +40,17 @@ if TYPE_CHECKING:
 
 __all__ = ["COGNEE_NODE_TYPES", "WRITE_METHODS", "GraphEngine", "scoped_datasets"]
 
-#: engramdb node type -> the name cognee gives the same kind of node.
+#: engramdb node type -> the name cognee gives the same kind of node (the global context
+#: index's buckets and root are both cognee ``GlobalContextSummary`` nodes, the root with
+#: ``is_root=True``).
 COGNEE_NODE_TYPES: dict[str, str] = {
     "Chunk": "DocumentChunk",
     "Summary": "TextSummary",
     "Document": "TextDocument",
+    BUCKET_TYPE: "GlobalContextSummary",
+    ROOT_TYPE: "GlobalContextSummary",
 }
-_ENGRAMDB_NODE_TYPES = {v: k for k, v in COGNEE_NODE_TYPES.items()}
+_ENGRAMDB_NODE_TYPES = {v: k for k, v in reversed(COGNEE_NODE_TYPES.items())}
 
 #: cognee's graph-engine write methods, each refused with the call to use instead.
 WRITE_METHODS: dict[str, str] = {
@@ -89,8 +94,10 @@ def _write_method(name: str) -> Any:
 
 def node_properties(node: Node) -> dict[str, Any]:
     """A node as cognee's adapters return it: one flat dict of its fields and properties."""
+    extra = {"is_root": node.type == ROOT_TYPE} if node.type in (BUCKET_TYPE, ROOT_TYPE) else {}
     return {
         **node.properties,
+        **extra,
         "id": str(node.id),
         "name": node.name,
         "type": COGNEE_NODE_TYPES.get(node.type, node.type),

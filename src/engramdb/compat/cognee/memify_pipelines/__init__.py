@@ -1,0 +1,1 @@
+"""``cognee.memify_pipelines``: the session pipeline of cognee's memify, over improve()."""
