@@ -325,3 +325,76 @@ async def test_except_cognee_exceptions_catches_what_engramdb_raises() -> None:
         await engramdb.recall("")
     with pytest.raises(CogneeApiError):
         await (await get_graph_engine()).add_node(None)
+
+
+async def test_apply_feedback_weights_pipeline_moves_only_the_weights() -> None:
+    """feedback_score_shifting_example.py's call, over improve()'s feedback_weights stage."""
+    from engramdb.compat.cognee.memify_pipelines.apply_feedback_weights import (
+        apply_feedback_weights_pipeline,
+    )
+
+    await _people()
+    await engramdb.recall("Where does Alice work?", session_id="s1")
+    user = await get_default_user()
+    manager = get_session_manager()
+    (qa,) = await manager.get_session(user_id=str(user.id), session_id="s1")
+    await manager.add_feedback(
+        user_id=str(user.id), qa_id=qa.qa_id, feedback_score=5, session_id="s1"
+    )
+    documents = len((await engramdb.get_graph()).nodes)
+    result = await apply_feedback_weights_pipeline(
+        user=user, session_ids=["s1"], dataset="people", alpha=0.9
+    )
+    ran = {s.stage: s.status for s in result.stages}
+    assert ran["feedback_weights"] == "completed" and ran["persist_session_qa"] == "skipped"
+    weights = await (await get_graph_engine()).get_node_feedback_weights(
+        qa.used_graph_element_ids["node_ids"]
+    )
+    assert all(w == pytest.approx(0.95) for w in weights.values())
+    assert len((await engramdb.get_graph()).nodes) == documents  # no Q&A document was written
+    with pytest.raises(engramdb.EngramValidationError, match="session_ids"):
+        await apply_feedback_weights_pipeline(user=user, session_ids=[])
+    with pytest.raises(engramdb.EngramValidationError):
+        await apply_feedback_weights_pipeline(user=user, session_ids=["s1"], alpha=2.0)
+
+
+async def test_persist_sessions_pipeline_bridges_the_sessions_into_the_graph() -> None:
+    from engramdb.compat.cognee.memify_pipelines.persist_sessions_in_knowledge_graph import (
+        persist_sessions_in_knowledge_graph_pipeline,
+    )
+
+    user = await get_default_user()
+    await engramdb.remember("Owls hunt at night.", dataset_name="main_dataset")
+    await get_session_manager().add_qa(
+        user_id=str(user.id),
+        question="When do owls sleep?",
+        context="",
+        answer="Owls sleep during the day.",
+        session_id="chat",
+    )
+    await persist_sessions_in_knowledge_graph_pipeline(user=user, session_ids=["chat"])
+    hits = await engramdb.recall("When do owls sleep?", engramdb.SearchType.CHUNKS)
+    assert any("Owls sleep during the day." in (h.text or "") for h in hits)
+
+
+async def test_engine_factories_and_base_config() -> None:
+    from engramdb.compat.cognee.base_config import get_base_config
+    from engramdb.compat.cognee.infrastructure.databases.cache.get_cache_engine import (
+        create_cache_engine,
+    )
+    from engramdb.compat.cognee.infrastructure.databases.graph.get_graph_engine import (
+        create_graph_engine,
+    )
+    from engramdb.compat.cognee.infrastructure.databases.vector import get_vector_engine
+
+    for factory in (create_graph_engine, create_cache_engine, get_vector_engine, get_base_config):
+        factory.cache_clear()  # what live_session_context_feedback_demo.py does
+    await _people()
+    assert (await create_graph_engine().get_graph_data())[0]
+    with pytest.raises(FeatureNotAvailableError, match="get_graph_engine"):
+        create_graph_engine(graph_database_provider="neo4j")
+    with pytest.raises(FeatureNotAvailableError, match=r"SearchType\.CHUNKS"):
+        get_vector_engine()
+    with pytest.raises(FeatureNotAvailableError, match="get_session_manager"):
+        create_cache_engine()
+    assert get_base_config().data_root_directory == str(engramdb.config.settings.engramdb_data_dir)

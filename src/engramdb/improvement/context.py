@@ -25,6 +25,10 @@ class ImproveOptions:
     build_global_context_index: bool | None = None
     build_truth_subspace: bool = False
     review_conflicts: bool | None = None
+    #: The stages this run may run (None: all nine); the others are skipped as
+    #: ``not_requested``. Set by callers that run one stage on its own (cognee's
+    #: ``apply_feedback_weights_pipeline``), never by improve() itself.
+    stages: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
