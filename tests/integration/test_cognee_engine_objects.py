@@ -398,3 +398,62 @@ async def test_engine_factories_and_base_config() -> None:
     with pytest.raises(FeatureNotAvailableError, match="get_session_manager"):
         create_cache_engine()
     assert get_base_config().data_root_directory == str(engramdb.config.settings.engramdb_data_dir)
+
+
+async def test_extract_pending_agent_context_turns_traces_into_guidance() -> None:
+    """agentic_session_context_demo.py: traces -> agent lessons -> distilled documents."""
+    from engramdb.compat.cognee.infrastructure.session.agent_context_extraction import (
+        TRACE_EXTRACTION_STATE_ID,
+        extract_pending_agent_context,
+    )
+    from engramdb.compat.cognee.memory import TraceEntry
+
+    user = await get_default_user()
+    uid, manager = str(user.id), get_session_manager()
+    await engramdb.remember("The repo uses uv.", dataset_name="agent")
+    step = TraceEntry(
+        origin_function="run_tests", status="error", error_message="No module named 'dotenv'"
+    )
+    await engramdb.remember(step, dataset_name="agent", session_id="run", self_improvement=False)
+    args = {"session_manager": manager, "user_id": uid, "session_id": "run"}
+    assert await extract_pending_agent_context(**args, min_new_traces=2) == []  # 1 pending
+    touched = await extract_pending_agent_context(**args, min_new_traces=1)
+    rows = await manager.get_session_context_entries(user_id=uid, session_id="run")
+    lessons = [r for r in rows if r.get("kind") == "context"]
+    assert [r["id"] for r in lessons] == touched
+    assert lessons[0]["section"] == "failure_lessons" and "dotenv" in lessons[0]["content"]
+    (state,) = [r for r in rows if r["id"] == TRACE_EXTRACTION_STATE_ID]
+    assert state["processed_trace_count"] == 1
+    assert await extract_pending_agent_context(**args) == []  # nothing pending any more
+    result = await engramdb.session.distill_session("run", "agent")
+    assert result.status == "completed" and "dotenv" in result.documents[0]
+
+
+async def test_session_history_selection() -> None:
+    """session_distillation_demo.py: recent turns plus the earlier ones that match."""
+    from engramdb.compat.cognee.infrastructure.session.session_embeddings import (
+        search_session_qa_ids,
+        select_hybrid_qa_entries,
+    )
+
+    user = await get_default_user()
+    uid, manager = str(user.id), get_session_manager()
+    turns = [
+        ("How is VoltaArm calibrated?", "Flashing firmware wipes VoltaArm calibration."),
+        ("Who leads firmware?", "Dana Voss."),
+        ("What does TerraScout use?", "Lidar maps."),
+        ("When does HALT run?", "Overnight."),
+    ]
+    for question, answer in turns:
+        await manager.add_qa(
+            user_id=uid, question=question, context="", answer=answer, session_id="d"
+        )
+    entries = await engramdb.session.get_session("d")
+    ids = await search_session_qa_ids(
+        user_id=uid, session_id="d", query_text="VoltaArm calibration firmware"
+    )
+    assert ids[0] == entries[0].qa_id
+    picked = select_hybrid_qa_entries(entries, ids[:1], last_n=2)
+    assert [e.question for e in picked] == [turns[0][0], turns[2][0], turns[3][0]]
+    assert select_hybrid_qa_entries(entries, None, last_n=1) == entries[-1:]
+    assert await search_session_qa_ids(user_id=uid, session_id="d", query_text="") == []

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+from uuid import UUID
 
 from engramdb.errors import EngramError
 from engramdb.improvement.bridging import ingest_texts
@@ -28,12 +29,16 @@ from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_
 from engramdb.models.sessions import AGENT_SECTIONS, QA_SECTIONS, ContextRecord, EntryMark
 from engramdb.sessions.guidance import add_guidance
 
+if TYPE_CHECKING:
+    from engramdb.storage.base import Store
+
 __all__ = [
     "BATCH_ENTRIES",
     "SessionDistillation",
     "distill_session_entries",
     "distill_sessions",
     "extract_agent_context",
+    "extract_session_agent_context",
 ]
 
 logger = logging.getLogger(__name__)
@@ -46,35 +51,47 @@ ACCEPTED_CONFIDENCE = 0.5
 PERSONAL_SECTIONS = frozenset({"preferences"})
 
 
+async def extract_session_agent_context(
+    store: Store, user_id: UUID, session_id: str, consumer: str
+) -> tuple[int, list[str], int]:
+    """Turn the session's trace steps ``consumer`` has not seen into ``agent`` guidance (see the
+    module docstring) and mark them seen; returns (steps read, ids of the guidance entries
+    those steps produced or matched, how many of those entries are new)."""
+    steps = await store.list_trace_entries(user_id, session_ids=[session_id], unmarked_by=consumer)
+    touched: list[str] = []
+    created = 0
+    for step in steps:
+        lessons: list[tuple[str, str]] = []
+        feedback = " ".join(step.session_feedback.split())[:300]
+        if step.status == "error":
+            error = " ".join(step.error_message.split())[:300] or "an error"
+            text = f"{step.origin_function} failed: {error}"
+            lessons.append(("failure_lessons", f"{text} ({feedback})" if feedback else text))
+        elif feedback:
+            lessons.append(("success_patterns", f"{step.origin_function}: {feedback}"))
+        for section, content in lessons:
+            entry, new = await add_guidance(
+                store,
+                user_id=user_id,
+                session_id=session_id,
+                profile="agent",
+                section=section,
+                content=content,
+                source_ids=[str(step.id)],
+            )
+            touched.append(str(entry.id))
+            created += int(new)
+    await store.mark_session_entries(consumer, [EntryMark("trace", s.id) for s in steps])
+    return len(steps), list(dict.fromkeys(touched)), created
+
+
 async def extract_agent_context(ctx: ImproveContext) -> StageOutcome:
     consumer = consumer_name("extract_agent_context", ctx.dataset)
     steps_seen = created = 0
     for sid in ctx.session_ids:
-        steps = await ctx.store.list_trace_entries(
-            ctx.user.id, session_ids=[sid], unmarked_by=consumer
-        )
-        for step in steps:
-            lessons: list[tuple[str, str]] = []
-            feedback = " ".join(step.session_feedback.split())[:300]
-            if step.status == "error":
-                error = " ".join(step.error_message.split())[:300] or "an error"
-                text = f"{step.origin_function} failed: {error}"
-                lessons.append(("failure_lessons", f"{text} ({feedback})" if feedback else text))
-            elif feedback:
-                lessons.append(("success_patterns", f"{step.origin_function}: {feedback}"))
-            for section, content in lessons:
-                _, new = await add_guidance(
-                    ctx.store,
-                    user_id=ctx.user.id,
-                    session_id=sid,
-                    profile="agent",
-                    section=section,
-                    content=content,
-                    source_ids=[str(step.id)],
-                )
-                created += int(new)
-        await ctx.store.mark_session_entries(consumer, [EntryMark("trace", s.id) for s in steps])
-        steps_seen += len(steps)
+        seen, _, new = await extract_session_agent_context(ctx.store, ctx.user.id, sid, consumer)
+        steps_seen += seen
+        created += new
     if not steps_seen:
         return StageOutcome("already_completed", "no_new_entries")
     return StageOutcome(counts={"steps": steps_seen, "entries": created})

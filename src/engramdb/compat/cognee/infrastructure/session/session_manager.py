@@ -150,7 +150,9 @@ class SessionManager:
 
         return config.settings.auto_feedback
 
-    async def _user(self, user_id: str) -> tuple[Engine, User | None]:
+    async def user_for(self, user_id: str) -> tuple[Engine, User | None]:
+        """The default engine and the user of ``user_id`` (None: no such user, or no database
+        yet; a read then finds nothing)."""
         from engramdb.engine import get_engine
 
         raw = _check_id(user_id, "user_id")
@@ -165,7 +167,7 @@ class SessionManager:
         return engine, await engine.store.get_user(wanted)
 
     async def _writer(self, user_id: str) -> User:
-        _, user = await self._user(user_id)
+        _, user = await self.user_for(user_id)
         if user is None:
             raise EngramValidationError(
                 f"no engramdb user has id {user_id!r}; pass the id of a user you created "
@@ -193,7 +195,7 @@ class SessionManager:
             raise EngramValidationError("since and last_n are exclusive")
         if lead_in and since is None:
             raise EngramValidationError("lead_in needs since")
-        engine, user = await self._user(user_id)
+        engine, user = await self.user_for(user_id)
         records = (
             []
             if user is None
@@ -296,7 +298,7 @@ class SessionManager:
         from engramdb import session
 
         sid = self.resolve_session_id(session_id)
-        _, user = await self._user(user_id)
+        _, user = await self.user_for(user_id)
         if user is None:
             return False
         return bool(await session.delete_session(sid, user=user))
@@ -344,7 +346,7 @@ class SessionManager:
         self, *, user_id: str, session_id: str | None = None, last_n: int | None = None
     ) -> list[SessionAgentTraceEntry]:
         sid = self.resolve_session_id(session_id)
-        engine, user = await self._user(user_id)
+        engine, user = await self.user_for(user_id)
         if user is None:
             return []
         steps = await engine.store.list_trace_entries(user.id, session_ids=[sid], last_n=last_n)
@@ -367,12 +369,19 @@ class SessionManager:
         self, *, user_id: str, session_id: str | None = None, raise_on_error: bool = False
     ) -> list[dict[str, Any]]:
         """The session's guidance entries, oldest first, as cognee's ``kind="context"`` dicts
-        (``id``, ``section``, ``context_profile``, ``content``, ``confidence``, ...)."""
+        (``id``, ``section``, ``context_profile``, ``content``, ``confidence``, ...); then,
+        once ``extract_pending_agent_context`` ran, its state row (another ``kind``)."""
         sid = self.resolve_session_id(session_id)
-        engine, user = await self._user(user_id)
+        engine, user = await self.user_for(user_id)
         if user is None:
             return []
-        return [context_entry(e) for e in await engine.store.list_context_entries(user.id, sid)]
+        from engramdb.compat.cognee.infrastructure.session.agent_context_extraction import (
+            extraction_state,
+        )
+
+        rows = [context_entry(e) for e in await engine.store.list_context_entries(user.id, sid)]
+        state = await extraction_state(engine.store, user.id, sid)
+        return rows if state is None else [*rows, state]
 
     async def create_session_context_entry(
         self, *, user_id: str, entry_dump: dict[str, Any], session_id: str | None = None
