@@ -69,6 +69,7 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "POST /api/v1/improve",
         "POST /api/v1/recall",
         "POST /api/v1/remember",
+        "POST /api/v1/sessions/{session_id}/distill",
         "POST /api/v1/sessions/{session_id}/entries",
         "POST /api/v1/sessions/{session_id}/feedback",
         "POST /api/v1/sessions/{session_id}/guidance",
