@@ -457,3 +457,20 @@ async def test_session_history_selection() -> None:
     assert [e.question for e in picked] == [turns[0][0], turns[2][0], turns[3][0]]
     assert select_hybrid_qa_entries(entries, None, last_n=1) == entries[-1:]
     assert await search_session_qa_ids(user_id=uid, session_id="d", query_text="") == []
+
+
+async def test_cognee_memory_entries() -> None:
+    from engramdb.compat.cognee.memory import QAEntry, SkillRunEntry, TraceEntry
+
+    assert QAEntry is engramdb.QAEntry and TraceEntry is engramdb.TraceEntry
+    done = await engramdb.remember(
+        QAEntry(question="Capital?", answer="Paris."), dataset_name="d", session_id="m"
+    )
+    assert done.status == "session_stored" and done.entry_type == "qa"
+    run = SkillRunEntry(selected_skill_id="summarize", success_score=0.4, feedback=-1.0)
+    with pytest.raises(FeatureNotAvailableError, match=r"session\.add_feedback"):
+        await engramdb.remember(run, dataset_name="d", session_id="m")
+    with pytest.raises(FeatureNotAvailableError, match="skill runs"):
+        await engramdb.remember(run, dataset_name="d")
+    with pytest.raises(ValueError):
+        SkillRunEntry(selected_skill_id="x", success_score=2.0)
