@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_engine_objects,
     test_conflicts,
     test_custom_graph_models,
     test_failed_runs,
@@ -32,6 +33,7 @@ _MODULES = (
     test_conflicts,
     test_custom_graph_models,
     test_pipelines,
+    test_cognee_engine_objects,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -57,6 +57,7 @@ from engramdb.models.requests.sessions import (
     AddTraceRequest,
     DeleteFeedbackRequest,
     DeleteSessionRequest,
+    DistillSessionRequest,
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
@@ -76,7 +77,7 @@ from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseQAEntry,
 )
-from engramdb.models.sessions import SessionRecord
+from engramdb.models.sessions import DistillationResult, SessionRecord
 from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
 from engramdb.models.snapshot import GraphSnapshot
 from engramdb.verbs.spec import Http, HttpMethod, Verb, VerbRequest, signature_for
@@ -389,6 +390,13 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "/{session_id}/traces",
     ),
     _session_verb("add_guidance", AddGuidanceRequest, str, "POST", "/{session_id}/guidance"),
+    _session_verb(
+        "distill_session",
+        DistillSessionRequest,
+        DistillationResult,
+        "POST",
+        "/{session_id}/distill",
+    ),
 )
 
 #: name -> verb.
