@@ -57,7 +57,7 @@ from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
     from engramdb import access, prune, session
-    from engramdb.agent_memory import agent_memory
+    from engramdb.agent_context import agent_memory
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
@@ -182,7 +182,7 @@ _LAZY = {
     "run_tasks": "engramdb.pipelines",
     "run_custom_pipeline": "engramdb.pipelines",
     "memify": "engramdb.pipelines",
-    "agent_memory": "engramdb.agent_memory",
+    "agent_memory": "engramdb.agent_context",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``

@@ -58,7 +58,7 @@ class LLMGateway:
                 "LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as "
                 "Ollama or a local OpenAI-compatible server)"
             )
-        from engramdb.agent_memory import get_current_agent_memory_context
+        from engramdb.agent_context import get_current_agent_memory_context
 
         memory = get_current_agent_memory_context()
         if memory is not None and memory.memory_context:  # inside an @agent_memory call

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from engramdb.agent_memory import agent_memory, get_current_agent_memory_context
+from engramdb.agent_context import agent_memory, get_current_agent_memory_context
 
 __all__ = ["agent_memory", "get_current_agent_memory_context"]

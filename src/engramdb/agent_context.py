@@ -1,4 +1,4 @@
-"""``engramdb.agent_memory``: give an async agent entrypoint memory, as cognee's decorator does.
+"""``engramdb.agent_memory`` (defined here): give an async agent entrypoint memory, as cognee.
 
 ::
 
