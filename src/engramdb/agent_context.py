@@ -1,4 +1,4 @@
-"""``engramdb.agent_memory`` (defined here): give an async agent entrypoint memory, as cognee.
+"""``engramdb.agent_memory`` (defined here): memory for an async agent entrypoint, as cognee's.
 
 ::
 
