@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 __all__ = [
@@ -51,6 +52,9 @@ class ExtractedRelation:
     source: str
     relation: str
     target: str
+    #: Facts about the relation itself, kept on its edge (an imported fact's validity:
+    #: ``valid_at``, ``invalid_at``); extractors leave it empty.
+    properties: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

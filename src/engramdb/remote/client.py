@@ -429,8 +429,16 @@ def _chunker_name(chunker: object) -> str | None:
 def _split_inputs(data: object) -> tuple[list[str], list[tuple[str, Path]]]:
     """Texts and local files (directories expanded) of a remember() input."""
     from engramdb.ingest.loaders._sources import FileSource, resolve_item
+    from engramdb.migration.base import MemorySource
 
     items: Sequence[object]
+    if isinstance(data, MemorySource) or (
+        isinstance(data, list) and any(isinstance(i, MemorySource) for i in data)
+    ):
+        raise FeatureNotAvailableError(
+            "importing another memory system's export (engramdb.migration) runs on a local "
+            "engine only: run the import where the store is, or remember() the export's texts"
+        )
     if isinstance(data, str | PurePath):
         items = [data]
     elif isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
