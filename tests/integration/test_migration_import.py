@@ -47,9 +47,7 @@ async def _by_external_id(dataset: str) -> dict[str, DataRecord]:
 
 async def _chunk_texts(query: str, dataset: str, top_k: int = 3) -> list[str]:
     """The best chunks by full-text search (the tests' embedder is not semantic)."""
-    found = await engramdb.recall(
-        query, SearchType.CHUNKS_LEXICAL, datasets=[dataset], top_k=top_k
-    )
+    found = await engramdb.recall(query, SearchType.CHUNKS_LEXICAL, datasets=[dataset], top_k=top_k)
     return [r.text for r in found]
 
 
@@ -142,7 +140,8 @@ async def test_temporal_recall_dates_imported_memories_by_their_created_at() -> 
         only_context=True,
     )
     first = context.text.split("Context:\n", 1)[1].splitlines()[0]
-    assert first == "[18 April 2023] Priya keeps her beehives on the roof of the Harbour Street library."
+    bees = "Priya keeps her beehives on the roof of the Harbour Street library."
+    assert first == f"[18 April 2023] {bees}"
     assert "[3 September 2024] Priya is allergic to hazelnuts." in context.text
 
 
@@ -227,7 +226,8 @@ async def test_zep_hybrid_keeps_the_dumps_graph_and_extracts_the_episodes(
     assert records["ep-a1"].external_metadata["group_id"] == "lab-chem"
     assert records["n-marta"].external_metadata["labels"] == ["Entity", "Person"]
     (top,) = await _chunk_texts("Who supervises Ivo?", "zep", top_k=1)
-    assert top == "Marta —supervises→ Ivo: Marta supervises Ivo. (valid from 2023-09-01T00:00:00+00:00)"
+    valid = "(valid from 2023-09-01T00:00:00+00:00)"
+    assert top == f"Marta —supervises→ Ivo: Marta supervises Ivo. {valid}"
 
 
 async def test_zep_preserve_writes_the_given_graph_and_no_other() -> None:
@@ -313,7 +313,7 @@ async def test_a_malformed_export_is_refused_naming_the_file_and_nothing_is_writ
 
 async def test_a_missing_export_file_is_refused(tmp_path: Path) -> None:
     missing = tmp_path / "data" / "sample_letta_dump.json"
-    with pytest.raises(EngramValidationError, match="Letta agent file '.*': does not exist"):
+    with pytest.raises(EngramValidationError, match=r"Letta agent file '.*': does not exist"):
         await engramdb.remember(LettaSource(missing))
     with pytest.raises(EngramValidationError, match="takes a path to an export file"):
         await engramdb.remember(Mem0Source(42))  # type: ignore[arg-type]

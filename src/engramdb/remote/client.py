@@ -183,6 +183,14 @@ class HttpClient:
             raise FeatureNotAvailableError(
                 "remembering a typed session entry is not available in remote mode yet"
             )
+        from engramdb.migration.base import MemorySource
+
+        items = data if isinstance(data, list | tuple) else [data]
+        if any(isinstance(item, MemorySource) for item in items):
+            raise FeatureNotAvailableError(
+                "importing another memory system's export (engramdb.migration) runs on a local "
+                "engine only: run the import where the store is, or remember() the export's texts"
+            )
         fields = req.wire_payload()
         fields["chunker"] = _chunker_name(req.chunker)
         dataset = req.dataset_name
@@ -429,16 +437,8 @@ def _chunker_name(chunker: object) -> str | None:
 def _split_inputs(data: object) -> tuple[list[str], list[tuple[str, Path]]]:
     """Texts and local files (directories expanded) of a remember() input."""
     from engramdb.ingest.loaders._sources import FileSource, resolve_item
-    from engramdb.migration.base import MemorySource
 
     items: Sequence[object]
-    if isinstance(data, MemorySource) or (
-        isinstance(data, list) and any(isinstance(i, MemorySource) for i in data)
-    ):
-        raise FeatureNotAvailableError(
-            "importing another memory system's export (engramdb.migration) runs on a local "
-            "engine only: run the import where the store is, or remember() the export's texts"
-        )
     if isinstance(data, str | PurePath):
         items = [data]
     elif isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
