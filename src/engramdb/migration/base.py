@@ -80,7 +80,8 @@ class MemorySource(ABC):
 
     The export is read when ``remember()``/``add()`` loads its inputs, before anything is
     written: a malformed export raises EngramValidationError naming the file and the record.
-    Importing the same export again skips what is already there.
+    Importing the same export again skips what is already there, whatever the mode (forget the
+    import first to import it in another mode).
     """
 
     #: The system the export comes from; names the node-set tag ``import:<system>``.
