@@ -66,7 +66,8 @@ class IngestOptions:
     lock_timeout: float = 600.0
     #: Chunker for CSV files when the caller did not choose one (rows stay whole, header kept).
     csv_chunker: Chunker | None = None
-    #: Graph extractor; None builds documents and chunks only.
+    #: Graph extractor; None builds documents and chunks only (plus the graphs documents bring
+    #: themselves, ``LoadedDocument.given_graph``).
     extractor: Extractor | None = None
     #: False when the caller already holds the dataset's lock (improve() bridging sessions).
     take_lock: bool = True
