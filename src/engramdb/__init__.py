@@ -19,6 +19,7 @@ from engramdb.errors import (
     CypherSyntaxError,
     CypherTimeoutError,
     CypherUnsupportedError,
+    DatabaseDamagedError,
     DatabaseNotCreatedError,
     DataNotFoundError,
     DatasetNotFoundError,
@@ -38,11 +39,17 @@ from engramdb.errors import (
     ModelFileError,
     NotFoundError,
     PermissionDeniedError,
+    PermissionNotFoundError,
     ProviderError,
     RecallPreconditionError,
     RemoteUnavailableError,
+    RoleNotFoundError,
     StatementTimeoutError,
     StorageError,
+    StorageFullError,
+    StorageReadOnlyError,
+    TenantNotFoundError,
+    UserNotFoundError,
 )
 from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old name, same class
 from engramdb.models.search_type import SearchType
@@ -53,10 +60,15 @@ if _typing.TYPE_CHECKING:
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
+        add_data_points,
+        add_user_to_role,
+        add_user_to_tenant,
         authenticate,
         check,
         cognify,
         create_api_key,
+        create_role,
+        create_tenant,
         create_user,
         forget,
         get_graph,
@@ -67,6 +79,7 @@ if _typing.TYPE_CHECKING:
         list_conflicts,
         list_datasets,
         list_grants,
+        list_tenants,
         list_users,
         load_skill,
         recall,
@@ -77,11 +90,14 @@ if _typing.TYPE_CHECKING:
         revoke,
         revoke_api_key,
         search,
+        select_tenant,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
+    from engramdb.models.access import Role, Tenant
     from engramdb.models.conflicts import FactConflict
+    from engramdb.models.datapoints import DataPoint
     from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
         ForgetResult,
@@ -94,6 +110,7 @@ if _typing.TYPE_CHECKING:
         ResponseSessionContextEntry,
     )
     from engramdb.models.snapshot import GraphSnapshot
+    from engramdb.pipelines import Drop, Task, memify, run_custom_pipeline, run_tasks
     from engramdb.remote import disconnect, serve
     from engramdb.sessions import entries as memory
     from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
@@ -102,6 +119,14 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "create_user": "engramdb.facade",
+    "create_tenant": "engramdb.facade",
+    "list_tenants": "engramdb.facade",
+    "add_user_to_tenant": "engramdb.facade",
+    "select_tenant": "engramdb.facade",
+    "create_role": "engramdb.facade",
+    "add_user_to_role": "engramdb.facade",
+    "Tenant": "engramdb.models.access",
+    "Role": "engramdb.models.access",
     "create_api_key": "engramdb.facade",
     "list_api_keys": "engramdb.facade",
     "revoke_api_key": "engramdb.facade",
@@ -149,6 +174,13 @@ _LAZY = {
     "QAEntry": "engramdb.sessions.entries",
     "TraceEntry": "engramdb.sessions.entries",
     "FeedbackEntry": "engramdb.sessions.entries",
+    "add_data_points": "engramdb.facade",
+    "DataPoint": "engramdb.models.datapoints",
+    "Task": "engramdb.pipelines",
+    "Drop": "engramdb.pipelines",
+    "run_tasks": "engramdb.pipelines",
+    "run_custom_pipeline": "engramdb.pipelines",
+    "memify": "engramdb.pipelines",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -171,8 +203,11 @@ __all__ = [
     "CypherTimeoutError",
     "CypherUnsupportedError",
     "DataNotFoundError",
+    "DataPoint",
+    "DatabaseDamagedError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
+    "Drop",
     "EmbeddingMismatchError",
     "EmbeddingProviderError",
     "Engine",
@@ -195,6 +230,7 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "QAEntry",
     "RecallPreconditionError",
@@ -206,22 +242,35 @@ __all__ = [
     "ResponseMarkerEntry",
     "ResponseQAEntry",
     "ResponseSessionContextEntry",
+    "Role",
+    "RoleNotFoundError",
     "SearchType",
     "StageResult",
     "StatementTimeoutError",
     "StorageError",
+    "StorageFullError",
+    "StorageReadOnlyError",
+    "Task",
+    "Tenant",
+    "TenantNotFoundError",
     "Text",
     "TextChunker",
     "TextChunkerWithOverlap",
     "TraceEntry",
+    "UserNotFoundError",
     "__version__",
     "access",
     "add",
+    "add_data_points",
+    "add_user_to_role",
+    "add_user_to_tenant",
     "authenticate",
     "check",
     "cognify",
     "config",
     "create_api_key",
+    "create_role",
+    "create_tenant",
     "create_user",
     "disconnect",
     "forget",
@@ -233,8 +282,10 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_tenants",
     "list_users",
     "load_skill",
+    "memify",
     "memory",
     "prune",
     "recall",
@@ -244,7 +295,10 @@ __all__ = [
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
+    "run_custom_pipeline",
+    "run_tasks",
     "search",
+    "select_tenant",
     "serve",
     "session",
     "visualize_graph",

@@ -107,6 +107,13 @@ class Engine:
     add = EngineVerb("add")
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
+    add_data_points = EngineVerb("add_data_points")
+    create_tenant = EngineVerb("create_tenant")
+    list_tenants = EngineVerb("list_tenants")
+    add_user_to_tenant = EngineVerb("add_user_to_tenant")
+    select_tenant = EngineVerb("select_tenant")
+    create_role = EngineVerb("create_role")
+    add_user_to_role = EngineVerb("add_user_to_role")
 
     def __init__(
         self,
@@ -214,11 +221,18 @@ class Engine:
             self._extractor, self._extractor_built = extractor, True
         return extractor
 
-    def extractor_for(self, custom_prompt: str | None) -> Extractor | None:
-        """The extractor of one ingestion: :attr:`extractor`, asked to follow ``custom_prompt``
-        (cognee's ``remember/cognify(custom_prompt=...)``) when one is given. A custom prompt
-        steers the LLM's extraction: without an LLM it raises LLMNotConfiguredError rather than
-        being ignored."""
+    def extractor_for(
+        self, custom_prompt: str | None, graph_model: object = None
+    ) -> Extractor | None:
+        """The extractor of one ingestion (cognee's ``remember/cognify(custom_prompt=...,
+        graph_model=...)``): with ``graph_model``, the LLM extraction into that schema
+        (``custom_prompt`` is its prompt); else :attr:`extractor`, asked to follow
+        ``custom_prompt`` when one is given. Both steer an LLM: without one they raise
+        LLMNotConfiguredError rather than being ignored."""
+        if graph_model is not None:
+            from engramdb.extract.schema import schema_extractor
+
+            return schema_extractor(self.llm, graph_model, custom_prompt)
         extractor = self.extractor
         if custom_prompt is None:
             return extractor

@@ -15,11 +15,15 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
     │   ├── StatementTimeoutError (422)
+    │   ├── PermissionNotFoundError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
-    │   └── DataNotFoundError (404)
+    │   ├── DataNotFoundError (404)
+    │   ├── UserNotFoundError (404)
+    │   ├── TenantNotFoundError (404)
+    │   └── RoleNotFoundError (404)
     ├── PermissionDeniedError (403)
     ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
@@ -33,6 +37,9 @@ Messages say what went wrong *and* how to fix it.
     │   └── ModelFileError (500)
     ├── StorageError (500)
     │   ├── DatabaseNotCreatedError (500)
+    │   ├── DatabaseDamagedError (503)
+    │   ├── StorageFullError (507)
+    │   ├── StorageReadOnlyError (503)
     │   └── LockTimeoutError (503)
     ├── RemoteUnavailableError (503)
     └── FeatureNotAvailableError (501, also a NotImplementedError)
@@ -58,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CYPHER_DOCS_HINT",
+    "LLM_SETTINGS_HINT",
     "AuthenticationError",
     "CogneeValidationError",
     "ConfigurationError",
@@ -66,6 +74,7 @@ __all__ = [
     "CypherTimeoutError",
     "CypherUnsupportedError",
     "DataNotFoundError",
+    "DatabaseDamagedError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
     "EmbeddingMismatchError",
@@ -84,12 +93,18 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
+    "RoleNotFoundError",
     "StatementTimeoutError",
     "StorageError",
+    "StorageFullError",
+    "StorageReadOnlyError",
+    "TenantNotFoundError",
     "UnauthenticatedError",
+    "UserNotFoundError",
     "by_code",
     "scrub_secrets",
 ]
@@ -238,6 +253,12 @@ class StatementTimeoutError(EngramValidationError):
     code = "statement_timeout"
 
 
+class PermissionNotFoundError(EngramValidationError):
+    """A permission name other than read, write, delete or share."""
+
+    code = "permission_not_found"
+
+
 class ConfigurationError(EngramValidationError):
     """A setting has a value engramdb cannot use."""
 
@@ -287,6 +308,25 @@ class DatasetNotFoundError(NotFoundError):
 
 class DataNotFoundError(NotFoundError):
     code = "data_not_found"
+
+
+class UserNotFoundError(NotFoundError):
+    """No user with that id (or e-mail)."""
+
+    code = "user_not_found"
+
+
+class TenantNotFoundError(NotFoundError):
+    """No tenant with that id that you belong to (an unknown tenant and another organisation's
+    tenant are never told apart)."""
+
+    code = "tenant_not_found"
+
+
+class RoleNotFoundError(NotFoundError):
+    """No role with that id in a tenant you belong to (never told apart from an unknown id)."""
+
+    code = "role_not_found"
 
 
 class PermissionDeniedError(EngramError):
@@ -377,6 +417,28 @@ class ModelFileError(ProviderError):
 class StorageError(EngramError):
     status_code = 500
     code = "storage_error"
+
+
+class StorageFullError(StorageError):
+    """The disk holding the store is full: the write was rolled back; reads keep working."""
+
+    status_code = 507
+    code = "storage_full"
+
+
+class StorageReadOnlyError(StorageError):
+    """The store cannot be written (a read-only data directory or database); reads keep
+    working."""
+
+    status_code = 503
+    code = "storage_read_only"
+
+
+class DatabaseDamagedError(StorageError):
+    """The database file is damaged or is not an engramdb database; nothing was changed."""
+
+    status_code = 503
+    code = "database_damaged"
 
 
 class DatabaseNotCreatedError(StorageError):

@@ -9,11 +9,14 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_engine_objects,
     test_conflicts,
+    test_custom_graph_models,
     test_failed_runs,
     test_graph_ingest,
     test_improve,
     test_personalization,
+    test_pipelines,
     test_remember_recall,
     test_sessions,
 )
@@ -28,6 +31,9 @@ _MODULES = (
     test_improve,
     test_personalization,
     test_conflicts,
+    test_custom_graph_models,
+    test_pipelines,
+    test_cognee_engine_objects,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

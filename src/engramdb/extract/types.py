@@ -65,6 +65,8 @@ class ChunkExtraction:
     summary: str = ""
     #: Which extractor produced this ("llm", "heuristic", "spacy", or "<name>-fallback").
     source: str = ""
+    #: Instances of a custom graph model extracted from the chunk (``cognify(graph_model=)``).
+    data_points: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -49,6 +49,9 @@ class LoadedDocument:
     #: The graph the document's source already holds (an imported entity or fact): written
     #: with its first chunk instead of running the extractor.
     given_graph: ChunkExtraction | None = None
+    #: Custom graph models (DataPoints) the document consists of, instead of a text to chunk
+    #: (``add_data_points``); see :mod:`engramdb.ingest.data_point_graph`.
+    data_points: tuple[Any, ...] = ()
 
 
 def document_extras(doc: LoadedDocument) -> dict[str, Any]:

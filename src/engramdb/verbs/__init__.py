@@ -11,7 +11,7 @@ from uuid import UUID
 
 from pydantic import Field
 
-from engramdb.models.access import ApiKeyInfo, Grant
+from engramdb.models.access import ApiKeyInfo, Grant, Role, Tenant
 from engramdb.models.conflicts import FactConflict
 from engramdb.models.improve import ImproveResult
 from engramdb.models.records import Dataset, Node, User
@@ -39,6 +39,7 @@ from engramdb.models.requests.classic import (
     PruneSystemRequest,
     SearchRequest,
 )
+from engramdb.models.requests.data_points import AddDataPointsRequest
 from engramdb.models.requests.graph import (
     GetGraphRequest,
     GetNodeRequest,
@@ -56,9 +57,18 @@ from engramdb.models.requests.sessions import (
     AddTraceRequest,
     DeleteFeedbackRequest,
     DeleteSessionRequest,
+    DistillSessionRequest,
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
+)
+from engramdb.models.requests.tenants import (
+    AddUserToRoleRequest,
+    AddUserToTenantRequest,
+    CreateRoleRequest,
+    CreateTenantRequest,
+    ListTenantsRequest,
+    SelectTenantRequest,
 )
 from engramdb.models.results import (
     ForgetResult,
@@ -67,7 +77,7 @@ from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseQAEntry,
 )
-from engramdb.models.sessions import SessionRecord
+from engramdb.models.sessions import DistillationResult, SessionRecord
 from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
 from engramdb.models.snapshot import GraphSnapshot
 from engramdb.verbs.spec import Http, HttpMethod, Verb, VerbRequest, signature_for
@@ -175,6 +185,12 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.prune:prune_system",
         None,
         namespace=_PRUNE,
+    ),
+    Verb(
+        "add_data_points",
+        AddDataPointsRequest,
+        "engramdb.api.data_points:add_data_points",
+        RememberResult,
     ),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(
@@ -307,6 +323,49 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         list[Grant],
         http=Http("GET", f"{_API}/datasets/{{dataset_id}}/grants", tags=("datasets",)),
     ),
+    # -- tenants and roles --------------------------------------------------------------------
+    Verb(
+        "create_tenant",
+        CreateTenantRequest,
+        "engramdb.access.tenants:create_tenant",
+        Tenant,
+        http=Http("POST", f"{_API}/tenants", status=201, tags=("tenants",)),
+    ),
+    Verb(
+        "list_tenants",
+        ListTenantsRequest,
+        "engramdb.access.tenants:list_tenants",
+        list[Tenant],
+        http=Http("GET", f"{_API}/tenants", tags=("tenants",)),
+    ),
+    Verb(
+        "add_user_to_tenant",
+        AddUserToTenantRequest,
+        "engramdb.access.tenants:add_user_to_tenant",
+        None,
+        http=Http("POST", f"{_API}/tenants/{{tenant_id}}/users", status=204, tags=("tenants",)),
+    ),
+    Verb(
+        "select_tenant",
+        SelectTenantRequest,
+        "engramdb.access.tenants:select_tenant",
+        User,
+        http=Http("POST", f"{_API}/tenants/select", tags=("tenants",)),
+    ),
+    Verb(
+        "create_role",
+        CreateRoleRequest,
+        "engramdb.access.tenants:create_role",
+        Role,
+        http=Http("POST", f"{_API}/roles", status=201, tags=("tenants",)),
+    ),
+    Verb(
+        "add_user_to_role",
+        AddUserToRoleRequest,
+        "engramdb.access.tenants:add_user_to_role",
+        None,
+        http=Http("POST", f"{_API}/roles/{{role_id}}/users", status=204, tags=("tenants",)),
+    ),
     # -- sessions (engramdb.session) ----------------------------------------------------------
     _session_verb("add_feedback", AddFeedbackRequest, bool, "POST", "/{session_id}/feedback"),
     _session_verb(
@@ -331,6 +390,13 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "/{session_id}/traces",
     ),
     _session_verb("add_guidance", AddGuidanceRequest, str, "POST", "/{session_id}/guidance"),
+    _session_verb(
+        "distill_session",
+        DistillSessionRequest,
+        DistillationResult,
+        "POST",
+        "/{session_id}/distill",
+    ),
 )
 
 #: name -> verb.

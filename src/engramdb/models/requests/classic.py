@@ -170,10 +170,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
     },
     "cognify": {
-        "graph_model": (
-            None,
-            "engramdb extracts its own entity graph (custom graph models are not available yet)",
-        ),
         "config": (None, "configure engramdb with config.set or environment variables"),
         "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),

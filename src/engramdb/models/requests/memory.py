@@ -74,6 +74,8 @@ class RememberRequest(VerbRequest):
     chunk_size: ChunkSize = None
     custom_prompt: CustomPrompt = None
     temporal_cognify: TemporalCognify = False
+    #: A custom graph model (DataPoint subclass) the LLM extracts each chunk into (in-process).
+    graph_model: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
 
 
 class RecallRequest(VerbRequest):

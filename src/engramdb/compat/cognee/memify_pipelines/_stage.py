@@ -25,12 +25,26 @@ async def run_stage(
     from engramdb.engine import get_engine
     from engramdb.improvement.context import ImproveOptions
     from engramdb.improvement.runner import improve_dataset
+    from engramdb.verbs import verb
 
+    checked = verb("improve").build(  # improve()'s own validation of these options
+        {
+            "dataset": dataset,
+            "session_ids": session_ids,
+            "feedback_alpha": feedback_alpha,
+            "run_in_background": run_in_background,
+            "user": user,
+        }
+    )
     options = ImproveOptions(
-        session_ids=validated_session_ids(session_ids),
-        feedback_alpha=feedback_alpha,
+        session_ids=validated_session_ids(checked.session_ids),
+        feedback_alpha=checked.feedback_alpha,
         only_stages=frozenset({stage}),
     )
     return await improve_dataset(
-        dataset, options, user=user, run_in_background=run_in_background, engine=get_engine()
+        checked.dataset,
+        options,
+        user=user,
+        run_in_background=run_in_background,
+        engine=get_engine(),
     )
