@@ -57,6 +57,7 @@ from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
     from engramdb import access, prune, session
+    from engramdb.agent_memory import agent_memory
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
@@ -181,6 +182,7 @@ _LAZY = {
     "run_tasks": "engramdb.pipelines",
     "run_custom_pipeline": "engramdb.pipelines",
     "memify": "engramdb.pipelines",
+    "agent_memory": "engramdb.agent_memory",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -264,6 +266,7 @@ __all__ = [
     "add_data_points",
     "add_user_to_role",
     "add_user_to_tenant",
+    "agent_memory",
     "authenticate",
     "check",
     "cognify",

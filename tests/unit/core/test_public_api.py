@@ -85,6 +85,7 @@ EXPECTED_ALL = [
     "add_data_points",
     "add_user_to_role",
     "add_user_to_tenant",
+    "agent_memory",
     "authenticate",
     "check",
     "cognify",

@@ -19,32 +19,16 @@ async def run_stage(
     run_in_background: bool,
     feedback_alpha: float | None = None,
 ) -> ImproveResult:
-    """``improve(dataset, session_ids=...)`` on the default engine with only ``stage`` run (the
-    others are reported skipped, reason ``not_requested``)."""
-    from engramdb.api.improve import validated_session_ids
+    """:func:`engramdb.api.improve.improve_stage` on the default engine."""
+    from engramdb.api.improve import improve_stage
     from engramdb.engine import get_engine
-    from engramdb.improvement.context import ImproveOptions
-    from engramdb.improvement.runner import improve_dataset
-    from engramdb.verbs import verb
 
-    checked = verb("improve").build(  # improve()'s own validation of these options
-        {
-            "dataset": dataset,
-            "session_ids": session_ids,
-            "feedback_alpha": feedback_alpha,
-            "run_in_background": run_in_background,
-            "user": user,
-        }
-    )
-    options = ImproveOptions(
-        session_ids=validated_session_ids(checked.session_ids),
-        feedback_alpha=checked.feedback_alpha,
-        only_stages=frozenset({stage}),
-    )
-    return await improve_dataset(
-        checked.dataset,
-        options,
+    return await improve_stage(
+        get_engine(),
+        stage,
         user=user,
+        session_ids=session_ids,
+        dataset=dataset,
         run_in_background=run_in_background,
-        engine=get_engine(),
+        feedback_alpha=feedback_alpha,
     )

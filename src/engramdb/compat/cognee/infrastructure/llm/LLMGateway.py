@@ -58,6 +58,14 @@ class LLMGateway:
                 "LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as "
                 "Ollama or a local OpenAI-compatible server)"
             )
+        from engramdb.agent_memory import get_current_agent_memory_context
+
+        memory = get_current_agent_memory_context()
+        if memory is not None and memory.memory_context:  # inside an @agent_memory call
+            text_input = (
+                f"Additional Memory Context:\n{memory.memory_context}\n\n"
+                f"Original Input:\n{text_input}"
+            )
         messages: list[Any] = [
             {"role": "system", "content": system_prompt},
             {"role": "user", "content": text_input},
