@@ -319,3 +319,11 @@ async def test_access_verbs_go_to_the_server_too(
         assert carol.email == "carol@example.com"
     finally:
         await engramdb.disconnect()
+
+
+async def test_an_export_import_is_refused_over_http_naming_what_to_do(remote: LiveServer) -> None:
+    from engramdb.migration import Mem0Source
+
+    with pytest.raises(engramdb.FeatureNotAvailableError, match="runs on a local engine only"):
+        await engramdb.remember(Mem0Source([{"memory": "Owls hunt at night."}]))
+    assert await engramdb.list_datasets() == []

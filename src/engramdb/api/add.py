@@ -9,6 +9,7 @@ from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import data_id_for
+from engramdb.ingest.types import document_extras
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import AddRequest
 from engramdb.models.results import RememberItem, RememberResult
@@ -66,6 +67,7 @@ async def add(engine: Engine, request: AddRequest) -> RememberResult:
                     "importance_weight": weight,
                     "node_set": tags,
                     "metadata": doc.metadata,
+                    "document": document_extras(doc),
                 },
             )
         )

@@ -12,7 +12,7 @@ from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.pipeline import IngestOptions, ingest_documents
-from engramdb.ingest.types import Chunker, LoadedDocument
+from engramdb.ingest.types import Chunker, LoadedDocument, with_extras
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.results import RememberResult
@@ -141,7 +141,7 @@ def _add_options(item: StagedItem) -> tuple[float, tuple[str, ...]]:
 
 def _document(item: StagedItem) -> LoadedDocument:
     metadata = item.options.get("metadata")
-    return LoadedDocument(
+    doc = LoadedDocument(
         name=item.name,
         text=item.text,
         mime_type=item.mime_type,
@@ -150,6 +150,7 @@ def _document(item: StagedItem) -> LoadedDocument:
         source_path=item.source_path,
         metadata=dict(metadata) if isinstance(metadata, dict) else {},
     )
+    return with_extras(doc, item.options.get("document"))
 
 
 def _merge(total: RememberResult, part: RememberResult) -> RememberResult:

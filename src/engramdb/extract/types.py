@@ -52,6 +52,9 @@ class ExtractedRelation:
     source: str
     relation: str
     target: str
+    #: Facts about the relation itself, kept on its edge (an imported fact's validity:
+    #: ``valid_at``, ``invalid_at``); extractors leave it empty.
+    properties: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,7 +204,8 @@ def _add_chunk(
         target = names.get(normalise_name(relation.target))
         if source is None or target is None or source == target or not relation.relation:
             continue
-        b.edge(source, relation.relation, target, {"chunk_id": str(chunk_id)})
+        properties = {**relation.properties, "chunk_id": str(chunk_id)}
+        b.edge(source, relation.relation, target, properties)
     if extraction.data_points:
         located = {**locator, "chunk_id": str(chunk_id)}
         add_model_graph(

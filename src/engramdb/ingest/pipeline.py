@@ -19,7 +19,7 @@ from uuid import UUID
 import numpy as np
 
 from engramdb.errors import scrub_secrets
-from engramdb.extract.types import Extractor, Usage
+from engramdb.extract.types import ChunkExtraction, Extractor, Usage
 from engramdb.ingest.data_point_graph import data_point_node_ids
 from engramdb.ingest.graph_builder import (
     DocumentPlan,
@@ -67,7 +67,8 @@ class IngestOptions:
     lock_timeout: float = 600.0
     #: Chunker for CSV files when the caller did not choose one (rows stay whole, header kept).
     csv_chunker: Chunker | None = None
-    #: Graph extractor; None builds documents and chunks only.
+    #: Graph extractor; None builds documents and chunks only (plus the graphs documents bring
+    #: themselves, ``LoadedDocument.given_graph``).
     extractor: Extractor | None = None
     #: False when the caller already holds the dataset's lock (improve() bridging sessions).
     take_lock: bool = True
@@ -196,8 +197,8 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
             run.dataset,
             prepared,
             importance_weight=run.options.importance_weight,
-            external_metadata=run.options.external_metadata,
-            node_set=run.options.node_set,
+            external_metadata={**run.options.external_metadata, **prepared.doc.external_metadata},
+            node_set=list(dict.fromkeys([*run.options.node_set, *prepared.doc.node_set])),
             existing=existing,
         )
         for prepared in window
@@ -208,15 +209,24 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
 
 
 async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
+    """Extract the graph of the window's documents. A document with a ``given_graph`` gets it on
+    its first chunk, one with ``derive_graph=False`` nothing: the extractor sees neither."""
+    wanted: list[PreparedDocument] = []
+    for prepared in window:
+        given = prepared.doc.given_graph
+        if given is not None and prepared.chunks:
+            rest = [ChunkExtraction(source=given.source) for _ in prepared.chunks[1:]]
+            prepared.extractions = [given, *rest]
+        elif prepared.doc.derive_graph and prepared.chunks:  # DataPoint documents have none
+            wanted.append(prepared)
     extractor = run.options.extractor
-    if extractor is None:
+    if extractor is None or not wanted:
         return
     t0 = time.perf_counter()
-    window = [p for p in window if p.chunks]
     found, usage = await extractor.extract_documents(
-        [(p.data_id, [c.text for c in p.chunks]) for p in window]
+        [(p.data_id, [c.text for c in p.chunks]) for p in wanted]
     )
-    for prepared, extractions in zip(window, found, strict=True):
+    for prepared, extractions in zip(wanted, found, strict=True):
         if len(extractions) != len(prepared.chunks):  # never misalign the graph
             raise RuntimeError(
                 f"extractor {extractor.name!r} returned {len(extractions)} results for "

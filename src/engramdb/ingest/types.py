@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engramdb.errors import EngramValidationError
+from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
-__all__ = ["ChunkDraft", "Chunker", "LoadedDocument", "TokenCounter"]
+__all__ = [
+    "ChunkDraft",
+    "Chunker",
+    "LoadedDocument",
+    "TokenCounter",
+    "document_extras",
+    "with_extras",
+]
 
 #: Counts model tokens in a text (the embedder's ``count_tokens``).
 TokenCounter = Callable[[str], int]
@@ -31,9 +39,64 @@ class LoadedDocument:
     source_path: str | None = None
     #: Loader-specific facts (CSV header, JSON keys, PDF page count, ...).
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: This document's own ``external_metadata``, merged over the call's (an imported memory's
+    #: ids and timestamps, :mod:`engramdb.migration`); its keys win.
+    external_metadata: dict[str, Any] = field(default_factory=dict)
+    #: This document's own node-set tags, added to the call's.
+    node_set: tuple[str, ...] = ()
+    #: False keeps the document verbatim: chunks only, the extractor is not run on it.
+    derive_graph: bool = True
+    #: The graph the document's source already holds (an imported entity or fact): written
+    #: with its first chunk instead of running the extractor.
+    given_graph: ChunkExtraction | None = None
     #: Custom graph models (DataPoints) the document consists of, instead of a text to chunk
     #: (``add_data_points``); see :mod:`engramdb.ingest.data_point_graph`.
     data_points: tuple[Any, ...] = ()
+
+
+def document_extras(doc: LoadedDocument) -> dict[str, Any]:
+    """The per-document fields of ``doc`` beyond its text, JSON-serialisable (``add()`` stages
+    them with the text; :func:`with_extras` restores them)."""
+    extras: dict[str, Any] = {}
+    if doc.external_metadata:
+        extras["external_metadata"] = doc.external_metadata
+    if doc.node_set:
+        extras["node_set"] = list(doc.node_set)
+    if not doc.derive_graph:
+        extras["derive_graph"] = False
+    if doc.given_graph is not None:
+        g = doc.given_graph
+        extras["given_graph"] = {
+            "entities": [[e.name, e.type, e.description] for e in g.entities],
+            "relations": [[r.source, r.relation, r.target, r.properties] for r in g.relations],
+            "source": g.source,
+        }
+    return extras
+
+
+def with_extras(doc: LoadedDocument, extras: Any) -> LoadedDocument:
+    """``doc`` with the fields :func:`document_extras` recorded (anything else is ignored)."""
+    if not isinstance(extras, dict) or not extras:
+        return doc
+    graph = extras.get("given_graph")
+    given = None
+    if isinstance(graph, dict):
+        given = ChunkExtraction(
+            entities=[ExtractedEntity(*e) for e in graph.get("entities", [])],
+            relations=[
+                ExtractedRelation(s, r, t, properties=dict(p))
+                for s, r, t, p in graph.get("relations", [])
+            ],
+            source=str(graph.get("source", "")),
+        )
+    metadata = extras.get("external_metadata")
+    return replace(
+        doc,
+        external_metadata=dict(metadata) if isinstance(metadata, dict) else {},
+        node_set=tuple(str(t) for t in extras.get("node_set", ())),
+        derive_graph=extras.get("derive_graph", True) is not False,
+        given_graph=given,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,6 +183,14 @@ class HttpClient:
             raise FeatureNotAvailableError(
                 "remembering a typed session entry is not available in remote mode yet"
             )
+        from engramdb.migration.base import MemorySource
+
+        items = data if isinstance(data, list | tuple) else [data]
+        if any(isinstance(item, MemorySource) for item in items):
+            raise FeatureNotAvailableError(
+                "importing another memory system's export (engramdb.migration) runs on a local "
+                "engine only: run the import where the store is, or remember() the export's texts"
+            )
         fields = req.wire_payload()
         fields["chunker"] = _chunker_name(req.chunker)
         dataset = req.dataset_name

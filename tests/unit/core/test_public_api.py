@@ -167,3 +167,17 @@ def test_a_fresh_import_leaks_nothing() -> None:
     found: dict[str, bool] = json.loads(done.stdout)
     leaked = {n for n, own_module in found.items() if not own_module} - set(EXPECTED_ALL) - ALIASES
     assert leaked == set()
+
+
+def test_the_migration_package_is_pinned() -> None:
+    import engramdb.migration
+
+    assert engramdb.migration.__all__ == [
+        "IMPORT_MODES",
+        "GraphitiSource",
+        "ImportedRecord",
+        "LettaSource",
+        "Mem0Source",
+        "MemorySource",
+        "ZepSource",
+    ]

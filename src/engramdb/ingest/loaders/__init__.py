@@ -1,6 +1,7 @@
 """Loading ``remember()`` input into :class:`LoadedDocument` objects.
 
-``load_inputs`` accepts a text, a list of texts, file paths, directories or a mix, and either
+``load_inputs`` accepts a text, a list of texts, file paths, directories, exports of other memory
+systems (:class:`engramdb.migration.MemorySource`) or a mix, and either
 returns every document or raises :class:`EngramValidationError` - never a partial result - so a
 bad item means nothing of the call gets written.
 
@@ -32,6 +33,7 @@ from engramdb.ingest.loaders._sources import (
 )
 from engramdb.ingest.text import Text
 from engramdb.ingest.types import LoadedDocument
+from engramdb.migration.base import MemorySource
 from engramdb.models.results import SkippedFile
 
 __all__ = [
@@ -59,7 +61,8 @@ class LoadedInputs(list[LoadedDocument]):
 
 
 def load_inputs(data: str | Path | Sequence[str | Path], *, max_file_bytes: int) -> LoadedInputs:
-    """Load every input item, in order; directories expand to their files, sorted.
+    """Load every input item, in order; directories expand to their files, sorted, and a
+    :class:`~engramdb.migration.MemorySource` to one document per record of its export.
 
     A :class:`Text` is always text. A ``str`` is a path if it is a single line shorter than
     4096 characters that names an existing file or directory (or starts with ``file://``). A
@@ -82,21 +85,27 @@ def load_inputs(data: str | Path | Sequence[str | Path], *, max_file_bytes: int)
             "size in bytes you want to accept"
         )
     items = _as_items(data)
-    sources: list[Source] = []
+    sources: list[Source | MemorySource] = []
     for where, item in items:
-        sources.extend(resolve_item_with_skips(item, where, max_file_bytes))
+        if isinstance(item, MemorySource):
+            sources.append(item)
+        else:
+            sources.extend(resolve_item_with_skips(item, where, max_file_bytes))
     # Resolution (stat only) is complete for every item before any file is read.
-    docs = [
-        _load_text(s) if isinstance(s, TextSource) else _load_file(s, max_file_bytes)
-        for s in sources
-        if not isinstance(s, SkippedFile)
-    ]
+    docs: list[LoadedDocument] = []
+    for s in sources:
+        if isinstance(s, MemorySource):
+            docs.extend(s.documents(max_file_bytes=max_file_bytes))
+        elif isinstance(s, TextSource):
+            docs.append(_load_text(s))
+        elif isinstance(s, FileSource):
+            docs.append(_load_file(s, max_file_bytes))
     return LoadedInputs(docs, [s for s in sources if isinstance(s, SkippedFile)])
 
 
 def _as_items(data: object) -> list[tuple[str, object]]:
     """``(where, item)`` pairs; ``where`` names the item in error messages."""
-    if isinstance(data, str | Path):
+    if isinstance(data, str | Path | MemorySource):
         return [("input", data)]
     if isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
         if not data:
@@ -107,7 +116,8 @@ def _as_items(data: object) -> list[tuple[str, object]]:
     hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(data, bytes) else ""
     raise EngramValidationError(
         f"input has unsupported type '{type(data).__name__}'{hint}; pass a str (text or a path), "
-        "a pathlib.Path, or a list of those"
+        "a pathlib.Path, an export of another memory system (engramdb.migration), or a list of "
+        "those"
     )
 
 
