@@ -49,7 +49,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, prune, session
+    from engramdb import access, datasets, prune, session
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
@@ -58,6 +58,7 @@ if _typing.TYPE_CHECKING:
         cognify,
         create_api_key,
         create_user,
+        delete,
         forget,
         get_graph,
         get_node,
@@ -77,6 +78,7 @@ if _typing.TYPE_CHECKING:
         revoke,
         revoke_api_key,
         search,
+        update,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -149,6 +151,8 @@ _LAZY = {
     "QAEntry": "engramdb.sessions.entries",
     "TraceEntry": "engramdb.sessions.entries",
     "FeedbackEntry": "engramdb.sessions.entries",
+    "delete": "engramdb.facade",
+    "update": "engramdb.facade",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -159,6 +163,7 @@ _LAZY_MODULES = {
     "session": "engramdb.session",
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
+    "datasets": "engramdb.datasets",
 }
 
 __all__ = [
@@ -223,6 +228,8 @@ __all__ = [
     "config",
     "create_api_key",
     "create_user",
+    "datasets",
+    "delete",
     "disconnect",
     "forget",
     "get_graph",
@@ -247,6 +254,7 @@ __all__ = [
     "search",
     "serve",
     "session",
+    "update",
     "visualize_graph",
 ]
 

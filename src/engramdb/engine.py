@@ -102,6 +102,8 @@ class Engine:
     add = EngineVerb("add")
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
+    delete = EngineVerb("delete")
+    update = EngineVerb("update")
 
     def __init__(
         self,
@@ -141,6 +143,11 @@ class Engine:
     def prune(self) -> EngineNamespace:
         """cognee's resets on this engine (``await mem.prune.prune_system(metadata=True)``)."""
         return EngineNamespace(self, "engramdb.prune")
+
+    @property
+    def datasets(self) -> EngineNamespace:
+        """cognee's ``datasets`` verbs on this engine (``await mem.datasets.list_data(id)``)."""
+        return EngineNamespace(self, "engramdb.datasets")
 
     async def __aenter__(self) -> Engine:
         return self

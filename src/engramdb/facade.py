@@ -29,6 +29,7 @@ __all__ = [
     "cognify",
     "create_api_key",
     "create_user",
+    "delete",
     "find_user",
     "forget",
     "get_graph",
@@ -50,6 +51,7 @@ __all__ = [
     "revoke",
     "revoke_api_key",
     "search",
+    "update",
     "verb_function",
     "verb_functions",
     "visualize_graph",
@@ -114,6 +116,8 @@ list_grants = _top["list_grants"]
 add = _top["add"]
 cognify = _top["cognify"]
 search = _top["search"]
+delete = _top["delete"]
+update = _top["update"]
 
 
 async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:

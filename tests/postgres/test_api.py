@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_datasets,
     test_conflicts,
     test_failed_runs,
     test_graph_ingest,
@@ -28,6 +29,7 @@ _MODULES = (
     test_improve,
     test_personalization,
     test_conflicts,
+    test_cognee_datasets,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

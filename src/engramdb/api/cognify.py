@@ -10,7 +10,7 @@ from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
-from engramdb.ingest.pipeline import IngestOptions, ingest_documents
+from engramdb.ingest.pipeline import IngestOptions, ingest_documents, staged_data_id
 from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import CognifyRequest
@@ -137,6 +137,7 @@ def _document(item: StagedItem) -> LoadedDocument:
         size_bytes=item.size_bytes,
         source_path=item.source_path,
         metadata=dict(metadata) if isinstance(metadata, dict) else {},
+        data_id=staged_data_id(item),
     )
 
 

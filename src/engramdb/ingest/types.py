@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from engramdb.errors import EngramValidationError
 
@@ -31,6 +32,9 @@ class LoadedDocument:
     source_path: str | None = None
     #: Loader-specific facts (CSV header, JSON keys, PDF page count, ...).
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: The data id to store it under, when it replaces an item (``update()`` keeps the id);
+    #: None: derived from the dataset and ``content_hash``.
+    data_id: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.conflicts import FactConflict
+from engramdb.models.datasets import Data
 from engramdb.models.improve import ImproveResult
 from engramdb.models.records import Dataset, Node, User
 from engramdb.models.requests import (
@@ -38,6 +39,16 @@ from engramdb.models.requests.classic import (
     PruneDataRequest,
     PruneSystemRequest,
     SearchRequest,
+)
+from engramdb.models.requests.datasets import (
+    DeleteAllRequest,
+    DeleteDataRequest,
+    DeleteRequest,
+    EmptyDatasetRequest,
+    GetStatusRequest,
+    HasDataRequest,
+    ListDataRequest,
+    UpdateRequest,
 )
 from engramdb.models.requests.graph import (
     GetGraphRequest,
@@ -88,6 +99,7 @@ ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 
 _SESSION = "engramdb.session"
 _PRUNE = "engramdb.prune"
+_DATASETS = "engramdb.datasets"
 _API = "/api/v1"
 
 
@@ -104,6 +116,11 @@ def _session_verb(
         http=Http(method, f"{_API}/sessions{tail}", tags=("sessions",)),
         namespace=_SESSION,
     )
+
+
+def _datasets_verb(name: str, request: type[VerbRequest], result: Any) -> Verb[Any, Any]:
+    """A verb of ``engramdb.datasets`` (cognee's ``datasets``): handler ``api/datasets.py``."""
+    return Verb(name, request, f"engramdb.api.datasets:{name}", result, namespace=_DATASETS)
 
 
 _TABLE: tuple[Verb[Any, Any], ...] = (
@@ -176,6 +193,16 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         None,
         namespace=_PRUNE,
     ),
+    # -- cognee's data management: delete, update, the datasets namespace ----------------------
+    Verb("delete", DeleteRequest, "engramdb.api.datasets:delete", dict[str, str]),
+    Verb("update", UpdateRequest, "engramdb.api.update:update", dict[str, Any]),
+    _datasets_verb("list_data", ListDataRequest, list[Data]),
+    _datasets_verb("has_data", HasDataRequest, bool),
+    _datasets_verb("get_status", GetStatusRequest, dict[str, Any]),
+    _datasets_verb("get_progress", GetStatusRequest, dict[str, Any]),
+    _datasets_verb("empty_dataset", EmptyDatasetRequest, None),
+    _datasets_verb("delete_data", DeleteDataRequest, dict[str, str]),
+    _datasets_verb("delete_all", DeleteAllRequest, None),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(
         "get_graph",

@@ -76,6 +76,8 @@ EXPECTED_ALL = [
     "config",
     "create_api_key",
     "create_user",
+    "datasets",
+    "delete",
     "disconnect",
     "forget",
     "get_graph",
@@ -100,6 +102,7 @@ EXPECTED_ALL = [
     "search",
     "serve",
     "session",
+    "update",
     "visualize_graph",
 ]
 

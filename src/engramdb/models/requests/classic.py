@@ -189,6 +189,20 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
             "'pending'); call cognify() to build it",
         ),
     },
+    "update": {
+        "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
+        "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
+        "preferred_loaders": (None, "engramdb picks its loader by file type"),
+        "incremental_loading": (True, "the item is always rebuilt from the new content"),
+        "graph_model": (None, "update() rebuilds with engramdb's own entity graph"),
+        "custom_prompt": (None, "engramdb uses its own extraction prompt"),
+        "policy": (None, "engramdb replaces the whole document (no chunk-level diff)"),
+        "extractor": (
+            None,
+            "engramdb picks its extractor: configure an LLM (LLM_*) or set "
+            "ENGRAMDB_OFFLINE_EXTRACTOR",
+        ),
+    },
     "search": {
         "node_type": (None, "filter by node_name"),
         "neighborhood_depth": (None, "use SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION"),
