@@ -50,6 +50,7 @@ from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
     from engramdb import access, datasets, prune, session
+    from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
@@ -79,6 +80,7 @@ if _typing.TYPE_CHECKING:
         revoke_api_key,
         search,
         update,
+        visualize,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -153,6 +155,8 @@ _LAZY = {
     "FeedbackEntry": "engramdb.sessions.entries",
     "delete": "engramdb.facade",
     "update": "engramdb.facade",
+    "visualize": "engramdb.facade",
+    "wait_for_background_tasks": "engramdb.background",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -255,7 +259,9 @@ __all__ = [
     "serve",
     "session",
     "update",
+    "visualize",
     "visualize_graph",
+    "wait_for_background_tasks",
 ]
 
 

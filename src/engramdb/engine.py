@@ -251,6 +251,20 @@ class Engine:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    async def wait_for_background_tasks(self, timeout: float | None = None) -> bool:
+        """Wait until every background run of this engine on the running loop has finished
+        (runs started while waiting too). True when all finished; False when ``timeout``
+        seconds passed first (nothing is cancelled). Failures are not raised here: each run
+        reports its own (``await result.wait()``, ``datasets.get_status``)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + max(0.0, timeout)
+        while pending := [t for t in self._tasks if not t.done() and t.get_loop() is loop]:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return False
+            await asyncio.wait(pending, timeout=remaining)
+        return True
+
     async def close(self) -> None:
         """Wait for the background runs, then release the store and the providers (idempotent)."""
         if self._closed:

@@ -54,6 +54,7 @@ __all__ = [
     "update",
     "verb_function",
     "verb_functions",
+    "visualize",
     "visualize_graph",
 ]
 
@@ -117,6 +118,8 @@ add = _top["add"]
 cognify = _top["cognify"]
 search = _top["search"]
 delete = _top["delete"]
+#: cognee's other name of visualize_graph.
+visualize = visualize_graph
 update = _top["update"]
 
 

@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engramdb.errors import ConfigurationError
+from engramdb.settings_cognee import CogneeSetters
 
 __all__ = ["IMPROVE_STAGES", "Config", "Settings", "config", "get_settings"]
 
@@ -155,11 +156,13 @@ class Settings(BaseSettings):
         return bool(self.llm_api_key or self.llm_endpoint)
 
 
-class Config:
+class Config(CogneeSetters):
     """``engramdb.config``: read and change settings at run time.
 
     ``config.set("recall_warmup_shortcircuit", False)`` validates the value like the environment
     variable of the same name would be, and raises :class:`ConfigurationError` naming the fix.
+    cognee's setters (``set_llm_config``, ``set_vector_db_config``, ``system_root_directory``...)
+    are here too, see :mod:`engramdb.settings_cognee`.
     """
 
     def __init__(self) -> None:
@@ -204,22 +207,6 @@ class Config:
 
     def set_data_dir(self, path: str | Path) -> None:
         self.set("engramdb_data_dir", Path(path))
-
-    # Names the reference's config object offers, for programs written against it.
-    def data_root_directory(self, path: str | Path) -> None:
-        self.set_data_dir(path)
-
-    def system_root_directory(self, path: str | Path) -> None:
-        self.set_data_dir(path)
-
-    def set_llm_api_key(self, key: str) -> None:
-        self.set("llm_api_key", key)
-
-    def set_llm_endpoint(self, endpoint: str) -> None:
-        self.set("llm_endpoint", endpoint)
-
-    def set_llm_model(self, model: str) -> None:
-        self.set("llm_model", model)
 
     def reset(self) -> None:
         """Forget run-time changes; the environment is read again on next use."""

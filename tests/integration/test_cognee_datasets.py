@@ -124,7 +124,7 @@ async def test_delete_data_of_pending_and_unknown_items_and_empty_datasets() -> 
 async def test_empty_dataset_and_delete_all() -> None:
     await engramdb.remember(CURIE, dataset_name="a", self_improvement=False)
     await engramdb.remember(EINSTEIN, dataset_name="b", self_improvement=False)
-    first, second = await engramdb.datasets.list_datasets()
+    first, _second = await engramdb.datasets.list_datasets()
     await engramdb.datasets.empty_dataset(first.id)
     assert [d.name for d in await engramdb.datasets.list_datasets()] == ["b"]
     await engramdb.datasets.delete_all()

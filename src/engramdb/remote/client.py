@@ -349,6 +349,12 @@ class HttpClient:
         from engramdb.api import visualize
         from engramdb.viz.html import render_graph_html
 
+        a = visualize.cognee_scope(a)
+        if visualize.wants_seeds(a):
+            raise FeatureNotAvailableError(
+                "visualize_graph(query=/seed_node_ids=/recall_result=) is in-process only; "
+                "in remote mode draw the whole graph (full=True) or filter it with dataset="
+            )
         target = visualize._target_path(a.path)
         node_limit, edge_limit = a.max_nodes, a.max_edges
         limit = max(node_limit, -(-edge_limit // 2))

@@ -224,7 +224,7 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.visualize:visualize_graph",
         str,
         # no route: the client reads the graph over HTTP and writes the page itself
-        encoded_locals=frozenset({"path"}),
+        encoded_locals=frozenset({"path", "destination_file_path", "recall_result"}),
     ),
     Verb(
         "list_conflicts",

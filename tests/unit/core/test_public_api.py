@@ -103,7 +103,9 @@ EXPECTED_ALL = [
     "serve",
     "session",
     "update",
+    "visualize",
     "visualize_graph",
+    "wait_for_background_tasks",
 ]
 
 #: Public attributes deliberately left out of ``__all__``: old names kept for ``except`` clauses.
