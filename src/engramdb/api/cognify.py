@@ -59,7 +59,7 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
 
 
 async def _datasets(
-    engine: Engine, owner: User, ref: str | UUID | list[str] | list[UUID] | None
+    engine: Engine, owner: User, ref: str | UUID | list[str | UUID] | None
 ) -> list[Dataset]:
     store = engine.store
     if ref is None:

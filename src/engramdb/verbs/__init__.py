@@ -181,10 +181,46 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         list[Dataset],
         http=Http("GET", f"{_API}/datasets", tags=("datasets",)),
     ),
-    # -- cognee's classic verbs (in-process only for now) --------------------------------------
-    Verb("add", AddRequest, "engramdb.api.add:add", RememberResult),
-    Verb("cognify", CognifyRequest, "engramdb.api.cognify:cognify", dict[UUID, RememberResult]),
-    Verb("search", SearchRequest, "engramdb.api.search:search", list[Any]),
+    # -- cognee's classic verbs ----------------------------------------------------------------
+    Verb(
+        "add",
+        AddRequest,
+        "engramdb.api.add:add",
+        RememberResult,
+        wire_extra={
+            "data": (
+                str | list[str],
+                Field(description="A text or a list of texts; never a path on the server."),
+            )
+        },
+        http=Http("POST", f"{_API}/add", tags=("classic",), custom=True),
+    ),
+    Verb(
+        "cognify",
+        CognifyRequest,
+        "engramdb.api.cognify:cognify",
+        dict[UUID, RememberResult],
+        wire_extra={
+            "datasets": (
+                list[str] | None,
+                Field(default=None, max_length=1000, description="Datasets of yours by name."),
+            ),
+            "dataset_ids": (
+                list[UUID] | None,
+                Field(default=None, max_length=1000, description="Datasets by id."),
+            ),
+            "chunker": (ChunkerName | None, Field(default=None)),
+        },
+        encoded_locals=frozenset({"chunker"}),
+        http=Http("POST", f"{_API}/cognify", tags=("classic",), custom=True),
+    ),
+    Verb(
+        "search",
+        SearchRequest,
+        "engramdb.api.search:search",
+        list[Any],
+        http=Http("POST", f"{_API}/search", tags=("classic",)),
+    ),
     Verb("prune_data", PruneDataRequest, "engramdb.api.prune:prune_data", None, namespace=_PRUNE),
     Verb(
         "prune_system",

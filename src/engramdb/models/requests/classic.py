@@ -4,7 +4,7 @@ Their options are cognee's, with cognee's names, order and defaults, so that a p
 for cognee calls them unchanged. Options engramdb cannot honour are declared too (a program
 that passes them gets a clear :class:`~engramdb.errors.FeatureNotAvailableError` naming what to
 use instead, never a silent ignore): :data:`UNSUPPORTED` says which value each one accepts.
-None of these verbs crosses HTTP yet: their options are local.
+``add``, ``cognify`` and ``search`` cross HTTP (``POST /api/v1/add``, ``/cognify``, ``/search``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class CognifyRequest(VerbRequest):
 
     positional: ClassVar[tuple[str, ...]] = ("datasets",)
 
-    datasets: str | UUID | list[str] | list[UUID] | None = None
+    datasets: str | UUID | list[str | UUID] | None = None
     user: UserOption = None
     graph_model: SkipValidation[Any] = _OPAQUE
     #: A chunker class or instance of engramdb's (TextChunker, TextChunkerWithOverlap, ...).
