@@ -12,6 +12,7 @@ import pytest
 
 import engramdb
 from engramdb import SearchType, config
+from tests.support.openai_server import OpenAIServer, Reply
 
 PYTHON = "Python is a programming language. Django is a web framework written in Python."
 NLP = "NLP is a subfield of AI. spaCy is an NLP library for Python."
@@ -144,3 +145,67 @@ def test_what_does_not_map_is_refused_naming_what_to_use(call: Any, advice: str)
 def test_pgvector_without_a_connection_says_how_to_give_one() -> None:
     with pytest.raises(engramdb.ConfigurationError, match="ENGRAMDB_STORAGE_URL"):
         config.set_vector_db_provider("pgvector")
+
+
+# -- the search types the LLM chooses for, and those engramdb refuses ---------------------------
+
+
+def _use_llm(server: OpenAIServer) -> None:
+    config.set("llm_endpoint", server.base_url)
+    config.set("llm_api_key", "test-key")
+    config.set("llm_max_retries", 0)
+
+
+async def test_feeling_lucky_offline_picks_by_rule_and_says_so() -> None:
+    await engramdb.remember([PYTHON, OTHER], self_improvement=False)
+    hits = await engramdb.search("Who hunts at night?", query_type="FEELING_LUCKY", top_k=1)
+    assert hits[0]["text"] == OTHER  # CHUNKS, the rule's pick for a question
+    (entry,) = await engramdb.recall("owls", query_type=SearchType.FEELING_LUCKY, top_k=1)
+    assert entry.metadata["selected_search_type"] == "CHUNKS"
+    assert entry.metadata["selected_by"].startswith("rule")
+    rows = await engramdb.search(
+        "MATCH (e:Entity) WHERE e.name = 'Finland' RETURN e.name AS name",
+        query_type=SearchType.FEELING_LUCKY,
+    )
+    assert rows == [
+        {"name": "Finland", "text": "name: Finland", "dataset_id": rows[0]["dataset_id"]}
+    ]
+
+
+async def test_feeling_lucky_asks_the_llm(openai_server: OpenAIServer) -> None:
+    await engramdb.remember([PYTHON, OTHER], self_improvement=False)
+    _use_llm(openai_server)
+    openai_server.enqueue("chat/completions", Reply.json(openai_server.chat_document("CHUNKS")))
+    hits = await engramdb.search("Who hunts at night?", query_type="FEELING_LUCKY", top_k=1)
+    assert hits[0]["text"] == OTHER
+    # an answer that is no type means RAG_COMPLETION (cognee's rule): an LLM answer comes back
+    openai_server.enqueue("chat/completions", Reply.json(openai_server.chat_document("dunno")))
+    openai_server.chat_text = "Owls do."
+    assert await engramdb.search("Who hunts at night?", query_type="FEELING_LUCKY") == ["Owls do."]
+
+
+async def test_natural_language_writes_cypher_with_the_llm(openai_server: OpenAIServer) -> None:
+    await engramdb.remember([PYTHON, OTHER], self_improvement=False)
+    with pytest.raises(engramdb.LLMNotConfiguredError, match="SearchType.CYPHER"):
+        await engramdb.search("Which places are known?", query_type="NATURAL_LANGUAGE")
+    _use_llm(openai_server)
+    bad = "MATCH (e:Entity RETURN e"
+    good = "```cypher\nMATCH (e:Entity) WHERE e.name = 'Finland' RETURN e.name AS place\n```"
+    openai_server.enqueue(
+        "chat/completions",
+        Reply.json(openai_server.chat_document(bad)),
+        Reply.json(openai_server.chat_document(good)),
+    )
+    (row,) = await engramdb.search("Which places are known?", query_type="NATURAL_LANGUAGE")
+    assert row["place"] == "Finland"
+    retry = openai_server.requests_to("chat/completions")[-1].json["messages"]
+    assert "failed" in retry[-1]["content"]  # the parser's error went back to the LLM
+
+
+async def test_graph_report_and_the_refused_types() -> None:
+    await engramdb.remember([PYTHON, NLP], self_improvement=False)
+    report = await engramdb.search("anything", query_type="GRAPH_REPORT", top_k=2)
+    assert len(report) == 2 and report[0].startswith("Python: ")
+    for name, advice in (("CODE", "CHUNKS"), ("BROAD", "GRAPH_SUMMARY_COMPLETION")):
+        with pytest.raises(engramdb.FeatureNotAvailableError, match=advice):
+            await engramdb.search("q", query_type=name)
