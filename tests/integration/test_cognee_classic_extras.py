@@ -186,7 +186,7 @@ async def test_feeling_lucky_asks_the_llm(openai_server: OpenAIServer) -> None:
 
 async def test_natural_language_writes_cypher_with_the_llm(openai_server: OpenAIServer) -> None:
     await engramdb.remember([PYTHON, OTHER], self_improvement=False)
-    with pytest.raises(engramdb.LLMNotConfiguredError, match="SearchType.CYPHER"):
+    with pytest.raises(engramdb.LLMNotConfiguredError, match=r"SearchType\.CYPHER"):
         await engramdb.search("Which places are known?", query_type="NATURAL_LANGUAGE")
     _use_llm(openai_server)
     bad = "MATCH (e:Entity RETURN e"
