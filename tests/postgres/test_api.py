@@ -10,6 +10,7 @@ import pytest
 
 from tests.integration import (
     test_cognee_datasets,
+    test_cognee_ontology,
     test_conflicts,
     test_failed_runs,
     test_graph_ingest,
@@ -30,6 +31,7 @@ _MODULES = (
     test_personalization,
     test_conflicts,
     test_cognee_datasets,
+    test_cognee_ontology,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -8,6 +8,7 @@ from engramdb.access.permissions import check
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
+from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.pipeline import IngestOptions, ingest_documents, staged_data_id
@@ -15,6 +16,7 @@ from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.results import RememberResult
+from engramdb.ontology import grounded_extractor, resolve_ontology
 from engramdb.storage.base import StagedItem
 from engramdb.validation import validate_dataset_name
 
@@ -35,6 +37,8 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     the finished one. Options engramdb does not honour raise FeatureNotAvailableError.
     """
     refuse_unsupported("cognify", request)
+    resolver, mode = resolve_ontology(request.config, request.ontology_file_path)
+    extractor = grounded_extractor(engine.extractor, resolver, mode)
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)
     settings = engine.settings
@@ -47,10 +51,11 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     for dataset in targets:
         bound = await engine.bind_embedding(dataset)
         if not request.run_in_background:
-            results[dataset.id] = await _build(engine, owner, bound, chunker, request)
+            results[dataset.id] = await _build(engine, owner, bound, chunker, request, extractor)
             continue
         task = engine.spawn(
-            _build(engine, owner, bound, chunker, request), name=f"engramdb-cognify-{dataset.id}"
+            _build(engine, owner, bound, chunker, request, extractor),
+            name=f"engramdb-cognify-{dataset.id}",
         )
         pending = RememberResult(status="running", dataset_id=dataset.id, dataset_name=dataset.name)
         pending._task = task
@@ -85,7 +90,12 @@ async def _datasets(
 
 
 async def _build(
-    engine: Engine, owner: User, dataset: Dataset, chunker: Chunker, request: CognifyRequest
+    engine: Engine,
+    owner: User,
+    dataset: Dataset,
+    chunker: Chunker,
+    request: CognifyRequest,
+    extractor: Extractor | None,
 ) -> RememberResult:
     """Ingest the dataset's staged items, one ingestion per set of add() options."""
     store = engine.store
@@ -105,7 +115,7 @@ async def _build(
                 if request.chunker is None
                 else None
             ),
-            extractor=engine.extractor,
+            extractor=extractor,
         )
         docs = [_document(item) for item in items]
         result = await ingest_documents(store, engine.embedder, dataset, docs, options)

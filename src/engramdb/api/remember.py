@@ -22,6 +22,7 @@ from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_fo
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
 from engramdb.models.results import RememberItem, RememberResult
+from engramdb.ontology import grounded_extractor, resolve_ontology
 from engramdb.sessions.entries import (
     MEMORY_ENTRY_TYPES,
     FeedbackEntry,
@@ -105,7 +106,7 @@ async def remember(
         node_set=tags,
         lock_timeout=settings.engramdb_lock_timeout,
         csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
-        extractor=eng.extractor,
+        extractor=grounded_extractor(eng.extractor, *resolve_ontology(request.config, None)),
     )
     auto = wants_auto_improve(eng, self_improvement)
 

@@ -101,6 +101,8 @@ class CognifyRequest(VerbRequest):
     embedding_config: SkipValidation[Any] = _OPAQUE
     data_cache: Annotated[bool, Strict] = True
     dry_run: Annotated[bool, Strict] = False
+    #: A local OWL/RDF file (or several, comma-separated) grounding the extraction.
+    ontology_file_path: str | None = _local(None)
 
 
 class SearchRequest(VerbRequest):
@@ -171,7 +173,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
             None,
             "engramdb extracts its own entity graph (custom graph models are not available yet)",
         ),
-        "config": (None, "configure engramdb with config.set or environment variables"),
         "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
         "incremental_loading": (True, "forget() the dataset and add it again to rebuild it"),

@@ -66,6 +66,8 @@ class RememberRequest(VerbRequest):
     chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     external_metadata: dict[str, Any] | None = None
     user: UserOption = None
+    #: cognee's cognify config: ``{"ontology_config": {"ontology_resolver": ...}}``.
+    config: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
 
 
 class RecallRequest(VerbRequest):
