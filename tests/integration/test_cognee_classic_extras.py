@@ -209,3 +209,16 @@ async def test_graph_report_and_the_refused_types() -> None:
     for name, advice in (("CODE", "CHUNKS"), ("BROAD", "GRAPH_SUMMARY_COMPLETION")):
         with pytest.raises(engramdb.FeatureNotAvailableError, match=advice):
             await engramdb.search("q", query_type=name)
+
+
+async def test_cognee_network_visualization_draws_graph_data_tuples(tmp_path: Path) -> None:
+    from engramdb.compat.cognee.modules.visualization.cognee_network_visualization import (
+        cognee_network_visualization,
+    )
+
+    nodes = [("u1", {"name": "Ada", "type": "Person"}), ("d1", {"name": "notes.md"})]
+    edges = [("u1", "d1", "owns", {"relationship_name": "owns"})]
+    target = tmp_path / "g.html"
+    page = await cognee_network_visualization((nodes, edges), str(target))
+    assert target.read_text() == page
+    assert {"Ada", "notes.md"} <= _names(target)
