@@ -222,3 +222,17 @@ async def test_cognee_network_visualization_draws_graph_data_tuples(tmp_path: Pa
     page = await cognee_network_visualization((nodes, edges), str(target))
     assert target.read_text() == page
     assert {"Ada", "notes.md"} <= _names(target)
+
+
+async def test_natural_language_reads_only_the_callers_datasets(
+    openai_server: OpenAIServer,
+) -> None:
+    await engramdb.remember("The vault code is mauveheron.", "vault", self_improvement=False)
+    bob = await engramdb.create_user("bob@example.com")
+    await engramdb.remember(OTHER, "bobs", user=bob, self_improvement=False)
+    _use_llm(openai_server)
+    openai_server.chat_text = "MATCH (n) RETURN n.name AS name, n.text AS text"
+    rows = await engramdb.search("Everything?", query_type="NATURAL_LANGUAGE", user=bob)
+    assert rows and not any("mauveheron" in str(r) for r in rows)
+    mine = await engramdb.search("Everything?", query_type="NATURAL_LANGUAGE")
+    assert any("mauveheron" in str(r) for r in mine)
