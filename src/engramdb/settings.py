@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engramdb.errors import ConfigurationError
+from engramdb.errors import ConfigurationError, FeatureNotAvailableError
 from engramdb.settings_cognee import CogneeSetters
 
 __all__ = ["IMPROVE_STAGES", "Config", "Settings", "config", "get_settings"]
@@ -185,7 +185,14 @@ class Config(CogneeSetters):
         """Bumped on every change, so cached engines know to rebuild."""
         return self._generation
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: Any, persist: bool = False) -> None:
+        """Change one setting for this process (``persist=True``, cognee's write to ``.env``,
+        is refused: put the variable in your ``.env`` file)."""
+        if persist:
+            raise FeatureNotAvailableError(
+                f"config.set({key!r}, ..., persist=True) is not available on engramdb; add "
+                f"{key.upper()}=... to the .env file in the working directory"
+            )
         name = key.lower()
         current = self.settings
         if name not in Settings.model_fields:

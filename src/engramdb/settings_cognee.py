@@ -78,7 +78,7 @@ class CogneeSetters:
     def settings(self) -> Settings:  # pragma: no cover - Config's
         raise NotImplementedError
 
-    def set(self, key: str, value: Any) -> None:  # pragma: no cover - Config's
+    def set(self, key: str, value: Any, persist: bool = False) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def set_data_dir(self, path: str | Path) -> None:  # pragma: no cover - Config's

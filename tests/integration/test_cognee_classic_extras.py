@@ -135,6 +135,7 @@ def test_pgvector_and_postgres_configure_the_postgresql_store() -> None:
         (lambda: config.set_embedding_provider("fastembed"), "EMBEDDING_PROVIDER=onnx"),
         (lambda: config.set_llm_config({"llm_temperature": 0.1}), "llm_model"),
         (lambda: config.set_chunk_strategy("paragraph"), "chunker="),
+        (lambda: config.set("llm_model", "m", persist=True), ".env"),
     ],
 )
 def test_what_does_not_map_is_refused_naming_what_to_use(call: Any, advice: str) -> None:
