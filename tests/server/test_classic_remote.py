@@ -91,3 +91,22 @@ async def test_another_users_data_stays_theirs_over_http(
         found = http.post("/api/v1/search", json={"query_text": "owls", "query_type": "CHUNKS"})
         assert found.status_code == 200 and found.json() == []
         assert http.post("/api/v1/cognify", json={}).json() == {}
+
+
+async def test_the_datasets_namespace_over_http(remote: LiveServer, alice: Account) -> None:
+    added = await engramdb.add([OWLS, MARS], "space")
+    await engramdb.cognify()
+    (dataset,) = await engramdb.datasets.list_datasets()
+    items = await engramdb.datasets.list_data(dataset.id)
+    assert [d.id for d in items] == added.data_ids and items[0].status == "completed"
+    assert await engramdb.datasets.has_data(dataset.id) is True
+    status = await engramdb.datasets.get_status([dataset.id])
+    assert status == {str(dataset.id): "DATASET_PROCESSING_COMPLETED"}
+    progress = await engramdb.datasets.get_progress([dataset.id])
+    assert progress[str(dataset.id)]["status"] == "DATASET_PROCESSING_COMPLETED"
+    ok = await engramdb.datasets.delete_data(dataset.id, added.data_ids[0])
+    assert ok == {"status": "success"}
+    local = remote.call(get_engine().datasets.list_data(dataset.id, user=alice.user))
+    assert [d.id for d in local] == [added.data_ids[1]]
+    with pytest.raises(engramdb.FeatureNotAvailableError, match="remote mode"):
+        await engramdb.update(added.data_ids[1], OWLS, dataset.id)

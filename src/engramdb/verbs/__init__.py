@@ -118,9 +118,17 @@ def _session_verb(
     )
 
 
-def _datasets_verb(name: str, request: type[VerbRequest], result: Any) -> Verb[Any, Any]:
-    """A verb of ``engramdb.datasets`` (cognee's ``datasets``): handler ``api/datasets.py``."""
-    return Verb(name, request, f"engramdb.api.datasets:{name}", result, namespace=_DATASETS)
+def _datasets_verb(
+    name: str, request: type[VerbRequest], result: Any, route: tuple[HttpMethod, str] | None = None
+) -> Verb[Any, Any]:
+    """A verb of ``engramdb.datasets`` (cognee's ``datasets``): handler ``api/datasets.py``,
+    route ``/api/v1/datasets<tail>`` when one is given."""
+    http = (
+        None if route is None else Http(route[0], f"{_API}/datasets{route[1]}", tags=("datasets",))
+    )
+    return Verb(
+        name, request, f"engramdb.api.datasets:{name}", result, http=http, namespace=_DATASETS
+    )
 
 
 _TABLE: tuple[Verb[Any, Any], ...] = (
@@ -232,12 +240,17 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
     # -- cognee's data management: delete, update, the datasets namespace ----------------------
     Verb("delete", DeleteRequest, "engramdb.api.datasets:delete", dict[str, str]),
     Verb("update", UpdateRequest, "engramdb.api.update:update", dict[str, Any]),
-    _datasets_verb("list_data", ListDataRequest, list[Data]),
-    _datasets_verb("has_data", HasDataRequest, bool),
-    _datasets_verb("get_status", GetStatusRequest, dict[str, Any]),
-    _datasets_verb("get_progress", GetStatusRequest, dict[str, Any]),
+    _datasets_verb("list_data", ListDataRequest, list[Data], ("GET", "/{dataset_id}/data")),
+    _datasets_verb("has_data", HasDataRequest, bool, ("GET", "/{dataset_id}/has-data")),
+    _datasets_verb("get_status", GetStatusRequest, dict[str, Any], ("GET", "/status")),
+    _datasets_verb("get_progress", GetStatusRequest, dict[str, Any], ("GET", "/progress")),
     _datasets_verb("empty_dataset", EmptyDatasetRequest, None),
-    _datasets_verb("delete_data", DeleteDataRequest, dict[str, str]),
+    _datasets_verb(
+        "delete_data",
+        DeleteDataRequest,
+        dict[str, str],
+        ("DELETE", "/{dataset_id}/data/{data_id}"),
+    ),
     _datasets_verb("delete_all", DeleteAllRequest, None),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(
