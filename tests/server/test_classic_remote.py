@@ -110,3 +110,14 @@ async def test_the_datasets_namespace_over_http(remote: LiveServer, alice: Accou
     assert [d.id for d in local] == [added.data_ids[1]]
     with pytest.raises(engramdb.FeatureNotAvailableError, match="remote mode"):
         await engramdb.update(added.data_ids[1], OWLS, dataset.id)
+
+
+async def test_an_uploaded_file_does_not_show_the_servers_paths(
+    remote: LiveServer, tmp_path: Path
+) -> None:
+    notes = tmp_path / "mars.md"
+    notes.write_text(MARS)
+    await engramdb.add(str(notes), "up")
+    (dataset,) = await engramdb.datasets.list_datasets()
+    (item,) = await engramdb.datasets.list_data(dataset.id)
+    assert (item.name, item.status, item.raw_data_location) == ("mars.md", "pending", None)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import PurePath
 from typing import Any
@@ -234,7 +235,10 @@ def _pending(item: StagedItem) -> Data:
         name=item.name,
         extension=_extension(item.name, item.mime_type),
         mime_type=item.mime_type,
-        raw_data_location=item.source_path,
+        # a file that is gone (an upload the server read and removed) is not shown
+        raw_data_location=(
+            item.source_path if item.source_path and os.path.exists(item.source_path) else None
+        ),
         dataset_id=item.dataset_id,
         data_size=item.size_bytes,
         content_hash=item.content_hash,

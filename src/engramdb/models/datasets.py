@@ -33,7 +33,7 @@ class Data(BaseModel):
     name: str
     extension: str
     mime_type: str
-    #: Where the input was read from (its file path), or None for a text.
+    #: The file the input was read from while it exists, else None (a text, an upload).
     raw_data_location: str | None = None
     dataset_id: UUID
     created_at: datetime | None = None
