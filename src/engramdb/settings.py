@@ -92,6 +92,10 @@ class Settings(BaseSettings):
     #: Graph extractor used without an LLM (and as the LLM's fallback): "auto" picks the
     #: measured default, "none" stores documents and chunks only.
     engramdb_offline_extractor: Literal["auto", "heuristic", "spacy", "none"] = "auto"
+    #: A local OWL/RDF file (or several, comma-separated) grounding every build (the
+    #: reference's ONTOLOGY_FILE_PATH; a call's ontology_file_path or config wins), and how.
+    ontology_file_path: str = ""
+    ontology_mode: Literal["annotate", "strict"] = "annotate"
 
     # --- recall (recall.md) -------------------------------------------------------------------
     recall_warmup_shortcircuit: bool = True

@@ -120,3 +120,14 @@ async def test_what_cannot_be_used_is_said(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setitem(sys.modules, "rdflib", None)
     with pytest.raises(engramdb.FeatureNotAvailableError, match=r"engramdb\[ontology\]"):
         RDFLibOntologyResolver(ontology_file=str(owl))
+
+
+async def test_the_ontology_file_path_setting_grounds_every_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owl = _owl(tmp_path)
+    monkeypatch.setenv("ONTOLOGY_FILE_PATH", str(owl))
+    monkeypatch.setenv("ONTOLOGY_MODE", "strict")
+    engramdb.config.reset()
+    await engramdb.remember(TEXT, self_improvement=False)
+    assert set(await _entities()) == {"Audi", "Audi R8", "e-tron"}

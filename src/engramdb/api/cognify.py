@@ -37,7 +37,7 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     the finished one. Options engramdb does not honour raise FeatureNotAvailableError.
     """
     refuse_unsupported("cognify", request)
-    resolver, mode = resolve_ontology(request.config, request.ontology_file_path)
+    resolver, mode = resolve_ontology(request.config, request.ontology_file_path, engine.settings)
     extractor = grounded_extractor(engine.extractor, resolver, mode)
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)

@@ -106,7 +106,9 @@ async def remember(
         node_set=tags,
         lock_timeout=settings.engramdb_lock_timeout,
         csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
-        extractor=grounded_extractor(eng.extractor, *resolve_ontology(request.config, None)),
+        extractor=grounded_extractor(
+            eng.extractor, *resolve_ontology(request.config, None, settings)
+        ),
     )
     auto = wants_auto_improve(eng, self_improvement)
 

@@ -10,11 +10,14 @@ names as canonical names, and the individuals named in the text are found by eve
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 from engramdb.ontology.grounding import grounded_extractor
 from engramdb.ontology.resolver import FuzzyMatchingStrategy, MatchingStrategy, OntologyResolver
+
+if TYPE_CHECKING:
+    from engramdb.settings import Settings
 
 __all__ = [
     "FuzzyMatchingStrategy",
@@ -26,11 +29,17 @@ __all__ = [
 
 
 def resolve_ontology(
-    config: object, ontology_file_path: str | None
+    config: object, ontology_file_path: str | None, settings: Settings | None = None
 ) -> tuple[OntologyResolver | None, str | None]:
     """The ontology and its mode a cognify()/remember() call names: ``ontology_file_path``
-    (one path, or several separated by commas) first, else ``config["ontology_config"]``.
-    Any other key of ``config`` is refused (FeatureNotAvailableError)."""
+    (one path, or several separated by commas) first, else ``config["ontology_config"]``, else
+    the ``ONTOLOGY_FILE_PATH`` / ``ONTOLOGY_MODE`` settings. Any other key of ``config`` is
+    refused (FeatureNotAvailableError)."""
+    if ontology_file_path is None and config is None and settings is not None:
+        if settings.ontology_file_path:
+            resolver, _ = resolve_ontology(None, settings.ontology_file_path)
+            return resolver, settings.ontology_mode
+        return None, None
     if ontology_file_path is not None:
         if not isinstance(ontology_file_path, str) or not ontology_file_path.strip():
             raise EngramValidationError("ontology_file_path must be a path to an OWL/RDF file")
