@@ -38,11 +38,15 @@ from engramdb.errors import (
     ModelFileError,
     NotFoundError,
     PermissionDeniedError,
+    PermissionNotFoundError,
     ProviderError,
     RecallPreconditionError,
     RemoteUnavailableError,
+    RoleNotFoundError,
     StatementTimeoutError,
     StorageError,
+    TenantNotFoundError,
+    UserNotFoundError,
 )
 from engramdb.errors import UnauthenticatedError as UnauthenticatedError  # old name, same class
 from engramdb.models.search_type import SearchType
@@ -54,10 +58,15 @@ if _typing.TYPE_CHECKING:
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
+        add_data_points,
+        add_user_to_role,
+        add_user_to_tenant,
         authenticate,
         check,
         cognify,
         create_api_key,
+        create_role,
+        create_tenant,
         create_user,
         delete,
         forget,
@@ -69,6 +78,7 @@ if _typing.TYPE_CHECKING:
         list_conflicts,
         list_datasets,
         list_grants,
+        list_tenants,
         list_users,
         load_skill,
         recall,
@@ -79,13 +89,16 @@ if _typing.TYPE_CHECKING:
         revoke,
         revoke_api_key,
         search,
+        select_tenant,
         update,
         visualize,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
+    from engramdb.models.access import Role, Tenant
     from engramdb.models.conflicts import FactConflict
+    from engramdb.models.datapoints import DataPoint
     from engramdb.models.improve import ImproveResult, StageResult
     from engramdb.models.results import (
         ForgetResult,
@@ -98,6 +111,7 @@ if _typing.TYPE_CHECKING:
         ResponseSessionContextEntry,
     )
     from engramdb.models.snapshot import GraphSnapshot
+    from engramdb.pipelines import Drop, Task, memify, run_custom_pipeline, run_tasks
     from engramdb.remote import disconnect, serve
     from engramdb.sessions import entries as memory
     from engramdb.sessions.entries import FeedbackEntry, QAEntry, TraceEntry
@@ -106,6 +120,14 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "create_user": "engramdb.facade",
+    "create_tenant": "engramdb.facade",
+    "list_tenants": "engramdb.facade",
+    "add_user_to_tenant": "engramdb.facade",
+    "select_tenant": "engramdb.facade",
+    "create_role": "engramdb.facade",
+    "add_user_to_role": "engramdb.facade",
+    "Tenant": "engramdb.models.access",
+    "Role": "engramdb.models.access",
     "create_api_key": "engramdb.facade",
     "list_api_keys": "engramdb.facade",
     "revoke_api_key": "engramdb.facade",
@@ -157,6 +179,13 @@ _LAZY = {
     "update": "engramdb.facade",
     "visualize": "engramdb.facade",
     "wait_for_background_tasks": "engramdb.background",
+    "add_data_points": "engramdb.facade",
+    "DataPoint": "engramdb.models.datapoints",
+    "Task": "engramdb.pipelines",
+    "Drop": "engramdb.pipelines",
+    "run_tasks": "engramdb.pipelines",
+    "run_custom_pipeline": "engramdb.pipelines",
+    "memify": "engramdb.pipelines",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -180,8 +209,10 @@ __all__ = [
     "CypherTimeoutError",
     "CypherUnsupportedError",
     "DataNotFoundError",
+    "DataPoint",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
+    "Drop",
     "EmbeddingMismatchError",
     "EmbeddingProviderError",
     "Engine",
@@ -204,6 +235,7 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "QAEntry",
     "RecallPreconditionError",
@@ -215,22 +247,33 @@ __all__ = [
     "ResponseMarkerEntry",
     "ResponseQAEntry",
     "ResponseSessionContextEntry",
+    "Role",
+    "RoleNotFoundError",
     "SearchType",
     "StageResult",
     "StatementTimeoutError",
     "StorageError",
+    "Task",
+    "Tenant",
+    "TenantNotFoundError",
     "Text",
     "TextChunker",
     "TextChunkerWithOverlap",
     "TraceEntry",
+    "UserNotFoundError",
     "__version__",
     "access",
     "add",
+    "add_data_points",
+    "add_user_to_role",
+    "add_user_to_tenant",
     "authenticate",
     "check",
     "cognify",
     "config",
     "create_api_key",
+    "create_role",
+    "create_tenant",
     "create_user",
     "datasets",
     "delete",
@@ -244,8 +287,10 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_tenants",
     "list_users",
     "load_skill",
+    "memify",
     "memory",
     "prune",
     "recall",
@@ -255,7 +300,10 @@ __all__ = [
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
+    "run_custom_pipeline",
+    "run_tasks",
     "search",
+    "select_tenant",
     "serve",
     "session",
     "update",

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from engramdb.errors import ConfigurationError, EmbeddingMismatchError, FeatureNotAvailableError
+from engramdb.errors import (
+    ConfigurationError,
+    EmbeddingMismatchError,
+    FeatureNotAvailableError,
+    LLMNotConfiguredError,
+)
 from engramdb.models.records import Dataset, User
 from engramdb.retrieval.registry import Retrievers
 from engramdb.retrieval.warmup import WarmupCache
@@ -104,6 +109,13 @@ class Engine:
     search = EngineVerb("search")
     delete = EngineVerb("delete")
     update = EngineVerb("update")
+    add_data_points = EngineVerb("add_data_points")
+    create_tenant = EngineVerb("create_tenant")
+    list_tenants = EngineVerb("list_tenants")
+    add_user_to_tenant = EngineVerb("add_user_to_tenant")
+    select_tenant = EngineVerb("select_tenant")
+    create_role = EngineVerb("create_role")
+    add_user_to_role = EngineVerb("add_user_to_role")
 
     def __init__(
         self,
@@ -215,6 +227,30 @@ class Engine:
         with self._build_lock:
             self._extractor, self._extractor_built = extractor, True
         return extractor
+
+    def extractor_for(
+        self, custom_prompt: str | None, graph_model: object = None
+    ) -> Extractor | None:
+        """The extractor of one ingestion (cognee's ``remember/cognify(custom_prompt=...,
+        graph_model=...)``): with ``graph_model``, the LLM extraction into that schema
+        (``custom_prompt`` is its prompt); else :attr:`extractor`, asked to follow
+        ``custom_prompt`` when one is given. Both steer an LLM: without one they raise
+        LLMNotConfiguredError rather than being ignored."""
+        if graph_model is not None:
+            from engramdb.extract.schema import schema_extractor
+
+            return schema_extractor(self.llm, graph_model, custom_prompt)
+        extractor = self.extractor
+        if custom_prompt is None:
+            return extractor
+        from engramdb.extract.llm import LLMExtractor
+
+        if not isinstance(extractor, LLMExtractor):
+            raise LLMNotConfiguredError.needed_for(
+                "custom_prompt tells an LLM what to extract",
+                "leave custom_prompt out to build the graph with the offline extractor",
+            )
+        return extractor.with_instructions(custom_prompt)
 
     async def database_exists(self) -> bool:
         """Whether the database was created (remember() ran once). A True answer is remembered,

@@ -15,11 +15,15 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
     │   ├── StatementTimeoutError (422)
+    │   ├── PermissionNotFoundError (422)
     │   └── ConfigurationError (422)
     │       └── LLMNotConfiguredError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
-    │   └── DataNotFoundError (404)
+    │   ├── DataNotFoundError (404)
+    │   ├── UserNotFoundError (404)
+    │   ├── TenantNotFoundError (404)
+    │   └── RoleNotFoundError (404)
     ├── PermissionDeniedError (403)
     ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
@@ -84,12 +88,16 @@ __all__ = [
     "ModelFileError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PermissionNotFoundError",
     "ProviderError",
     "RecallPreconditionError",
     "RemoteUnavailableError",
+    "RoleNotFoundError",
     "StatementTimeoutError",
     "StorageError",
+    "TenantNotFoundError",
     "UnauthenticatedError",
+    "UserNotFoundError",
     "by_code",
     "scrub_secrets",
 ]
@@ -238,16 +246,35 @@ class StatementTimeoutError(EngramValidationError):
     code = "statement_timeout"
 
 
+class PermissionNotFoundError(EngramValidationError):
+    """A permission name other than read, write, delete or share."""
+
+    code = "permission_not_found"
+
+
 class ConfigurationError(EngramValidationError):
     """A setting has a value engramdb cannot use."""
 
     code = "configuration_error"
 
 
+#: What to set so that engramdb has an LLM: the advice every "no LLM" error gives.
+LLM_SETTINGS_HINT = (
+    "set LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as Ollama)"
+)
+
+
 class LLMNotConfiguredError(ConfigurationError):
     """A completion was asked for and no LLM is configured."""
 
     code = "llm_not_configured"
+
+    @classmethod
+    def needed_for(cls, what: str, *instead: str) -> LLMNotConfiguredError:
+        """The error for ``what`` (a clause: "X writes its answer with an LLM"), with the LLM
+        settings to set and the alternatives ``instead`` that work without one."""
+        alternatives = "".join(f", or {option}" for option in instead)
+        return cls(f"{what}, and none is configured: {LLM_SETTINGS_HINT}{alternatives}")
 
 
 class NotFoundError(EngramError):
@@ -274,6 +301,25 @@ class DatasetNotFoundError(NotFoundError):
 
 class DataNotFoundError(NotFoundError):
     code = "data_not_found"
+
+
+class UserNotFoundError(NotFoundError):
+    """No user with that id (or e-mail)."""
+
+    code = "user_not_found"
+
+
+class TenantNotFoundError(NotFoundError):
+    """No tenant with that id that you belong to (an unknown tenant and another organisation's
+    tenant are never told apart)."""
+
+    code = "tenant_not_found"
+
+
+class RoleNotFoundError(NotFoundError):
+    """No role with that id in a tenant you belong to (never told apart from an unknown id)."""
+
+    code = "role_not_found"
 
 
 class PermissionDeniedError(EngramError):
@@ -364,6 +410,28 @@ class ModelFileError(ProviderError):
 class StorageError(EngramError):
     status_code = 500
     code = "storage_error"
+
+
+class StorageFullError(StorageError):
+    """The disk holding the store is full: the write was rolled back; reads keep working."""
+
+    status_code = 507
+    code = "storage_full"
+
+
+class StorageReadOnlyError(StorageError):
+    """The store cannot be written (a read-only data directory or database); reads keep
+    working."""
+
+    status_code = 503
+    code = "storage_read_only"
+
+
+class DatabaseDamagedError(StorageError):
+    """The database file is damaged or is not an engramdb database; nothing was changed."""
+
+    status_code = 503
+    code = "database_damaged"
 
 
 class DatabaseNotCreatedError(StorageError):

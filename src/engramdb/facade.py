@@ -24,10 +24,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add",
+    "add_data_points",
+    "add_user_to_role",
+    "add_user_to_tenant",
     "authenticate",
     "check",
     "cognify",
     "create_api_key",
+    "create_role",
+    "create_tenant",
     "create_user",
     "delete",
     "find_user",
@@ -40,6 +45,7 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_tenants",
     "list_users",
     "load_skill",
     "recall",
@@ -51,6 +57,7 @@ __all__ = [
     "revoke",
     "revoke_api_key",
     "search",
+    "select_tenant",
     "update",
     "verb_function",
     "verb_functions",
@@ -121,6 +128,13 @@ delete = _top["delete"]
 #: cognee's other name of visualize_graph.
 visualize = visualize_graph
 update = _top["update"]
+add_data_points = _top["add_data_points"]
+create_tenant = _top["create_tenant"]
+list_tenants = _top["list_tenants"]
+add_user_to_tenant = _top["add_user_to_tenant"]
+select_tenant = _top["select_tenant"]
+create_role = _top["create_role"]
+add_user_to_role = _top["add_user_to_role"]
 
 
 async def check(user: User, dataset_id: UUID | str, permission: Permission | str) -> Dataset:

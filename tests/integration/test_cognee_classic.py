@@ -106,8 +106,7 @@ async def test_search_shapes_per_type() -> None:
     [
         ("add", {"vector_db_config": {"vector_db_provider": "lancedb"}}, "ENGRAMDB_STORAGE_URL"),
         ("add", {"incremental_loading": False}, "always skipped"),
-        ("cognify", {"graph_model": dict}, "custom graph models"),
-        ("cognify", {"temporal_cognify": True}, "SearchType.TEMPORAL"),
+        ("cognify", {"functional_relationships": {"x": 1}}, "its own relations"),
         ("search", {"node_type": object}, "node_name"),
     ],
 )

@@ -72,10 +72,10 @@ def test_the_script_sees_its_own_arguments_and_exit_code(tmp_path: Path) -> None
 
 def test_a_cognee_path_engramdb_does_not_mirror_fails_by_name(tmp_path: Path) -> None:
     script = tmp_path / "missing.py"
-    script.write_text("import cognee.infrastructure.llm.get_llm_client\n")
+    script.write_text("import cognee.modules.retrieval.utils.brute_force_triplet_search\n")
     done = _run([sys.executable, "-m", "engramdb.compat.cognee", str(script)], tmp_path)
     assert done.returncode == 1
-    assert "engramdb does not provide cognee's module 'cognee.infrastructure'" in done.stderr
+    assert "engramdb does not provide cognee's module 'cognee.modules.retrieval'" in done.stderr
 
 
 def test_import_engramdb_installs_no_alias(tmp_path: Path) -> None:

@@ -165,6 +165,30 @@ async def test_node_name_filters_chunk_results_by_node_set() -> None:
     assert none == []
 
 
+@pytest.mark.parametrize("search_type", ["HYBRID_COMPLETION", "TEMPORAL"])
+async def test_node_name_filters_the_hybrid_context(search_type: str) -> None:
+    await engramdb.remember(
+        "In 2019 Tigers hunted alone at dusk near the river.", dataset_name="zoo", node_set=["cats"]
+    )
+    await engramdb.remember(
+        "In 2019 Wolves hunted in packs at dusk near the river.",
+        dataset_name="zoo",
+        node_set=["dogs"],
+    )
+    both = await engramdb.recall(
+        "Who hunted at dusk in 2019?", search_type, datasets=["zoo"], only_context=True
+    )
+    assert "Tigers" in str(both[0]) and "Wolves" in str(both[0])
+    cats = await engramdb.recall(
+        "Who hunted at dusk in 2019?",
+        search_type,
+        datasets=["zoo"],
+        node_name=["cats"],
+        only_context=True,
+    )
+    assert "Tigers" in str(cats[0]) and "Wolves" not in str(cats[0])
+
+
 async def test_malformed_response_model_is_rejected_before_anything_runs() -> None:
     await engramdb.remember("A fact.")
     with pytest.raises(engramdb.EngramValidationError, match="response_model"):

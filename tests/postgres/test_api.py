@@ -12,10 +12,12 @@ from tests.integration import (
     test_cognee_datasets,
     test_cognee_ontology,
     test_conflicts,
+    test_custom_graph_models,
     test_failed_runs,
     test_graph_ingest,
     test_improve,
     test_personalization,
+    test_pipelines,
     test_remember_recall,
     test_sessions,
 )
@@ -32,6 +34,8 @@ _MODULES = (
     test_conflicts,
     test_cognee_datasets,
     test_cognee_ontology,
+    test_custom_graph_models,
+    test_pipelines,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

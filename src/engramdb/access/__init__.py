@@ -30,8 +30,14 @@ from engramdb.models.access import PERMISSIONS, ApiKeyInfo, Grant, Permission
 #: :mod:`engramdb.facade`; the handlers they run live in ``users``, ``keys`` and ``grants``.
 _FACADE = frozenset(
     {
+        "add_user_to_role",
+        "add_user_to_tenant",
         "authenticate",
         "check",
+        "create_role",
+        "create_tenant",
+        "list_tenants",
+        "select_tenant",
         "create_api_key",
         "create_user",
         "find_user",

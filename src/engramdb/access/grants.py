@@ -8,6 +8,9 @@ Who may do what:
   included, which is how re-sharing works), to and from anyone but themselves and the owner.
 * Anyone may give up a permission they were granted (``revoke`` with their own id).
 * Grants do not cascade: revoking B's ``share`` leaves the grants B gave in place.
+* The grantee is a user, a role or a tenant (its id says which). A role or a tenant can only be
+  given permissions on datasets of its own tenant; any other id -- unknown, or a role or tenant
+  elsewhere -- gets the same NotFoundError.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from engramdb.access.permissions import check, validate_permission
+from engramdb.access.permissions import check, permissions_on, validate_permission
 from engramdb.errors import EngramValidationError, NotFoundError, PermissionDeniedError
-from engramdb.models.access import Grant, Permission
+from engramdb.models.access import Grant, Permission, PrincipalKind
 from engramdb.models.records import Dataset, User, utcnow
 from engramdb.models.requests.access import GrantRequest, ListGrantsRequest, RevokeRequest
 
@@ -28,12 +31,13 @@ __all__ = ["grant", "list_grants", "revoke"]
 
 
 async def grant(engine: Engine, request: GrantRequest) -> None:
-    """Give ``grantee_id`` the ``permission`` on the dataset (idempotent).
+    """Give ``grantee_id`` -- a user, a role or a tenant -- the ``permission`` on the dataset
+    (idempotent).
 
     The acting ``user`` (default: the default local user) must own the dataset or hold
     ``share`` and the permission given. PermissionDeniedError when not allowed (the same for an
-    unknown dataset), NotFoundError for an unknown grantee, EngramValidationError for granting
-    to oneself or to the owner.
+    unknown dataset), NotFoundError for an unknown grantee (or a role or tenant outside the
+    dataset's tenant), EngramValidationError for granting to oneself or to the owner.
     """
     dataset_id = request.dataset_id
     grantee_id = request.grantee_id
@@ -42,17 +46,14 @@ async def grant(engine: Engine, request: GrantRequest) -> None:
         engine, dataset_id, grantee_id, permission, request.user
     )
     dataset = await _managed(engine, actor, ds_id, wanted)
-    if grantee == actor.id:
+    kind = await _grantee_kind(engine, dataset, grantee)
+    if kind == "user" and grantee == actor.id:
         raise EngramValidationError(
             "you cannot grant permissions to yourself; ask the dataset's owner"
         )
     if grantee == dataset.owner_id:
         raise EngramValidationError(
             f"user {grantee} owns dataset {dataset.id} and already holds every permission"
-        )
-    if await engine.store.get_user(grantee) is None:
-        raise NotFoundError(
-            f"No user with id {grantee}; create one with 'engramdb users create <email>'."
         )
     await engine.store.add_grant(
         Grant(
@@ -61,7 +62,25 @@ async def grant(engine: Engine, request: GrantRequest) -> None:
             permission=wanted,
             granted_by=actor.id,
             created_at=utcnow(),
+            grantee_kind=kind,
         )
+    )
+
+
+async def _grantee_kind(engine: Engine, dataset: Dataset, grantee: UUID) -> PrincipalKind:
+    """Whether ``grantee`` is a user, a role of the dataset's tenant or that tenant."""
+    store = engine.store
+    if await store.get_user(grantee) is not None:
+        return "user"
+    if dataset.tenant_id is not None:
+        if grantee == dataset.tenant_id:
+            return "tenant"
+        role = await store.get_role(grantee)
+        if role is not None and role.tenant_id == dataset.tenant_id:
+            return "role"
+    raise NotFoundError(
+        f"No user, and no role or tenant of this dataset's tenant, with id {grantee}; create a "
+        "user with 'engramdb users create <email>', or a role with create_role()."
     )
 
 
@@ -112,9 +131,7 @@ async def _managed(
 ) -> Dataset:
     """The dataset if ``actor`` may hand out or take back ``permission`` on it."""
     dataset = await check(actor, dataset_id, "share", store=engine.store)
-    if dataset.owner_id != actor.id and permission not in await engine.store.granted_permissions(
-        dataset.id, actor.id
-    ):
+    if permission not in await permissions_on(engine.store, actor, dataset):
         raise PermissionDeniedError(
             f"you may only share permissions you hold yourself, and you do not hold "
             f"[{permission}] on dataset {dataset.id}; ask the dataset's owner"

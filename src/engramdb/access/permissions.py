@@ -10,6 +10,11 @@ Rules (SPEC R-ACL-1/2, ``docs/permissions.md``):
   confirms that a dataset exists.
 * Names are owner-scoped: a name only ever means one of the caller's own datasets; another
   user's dataset is reachable only by its UUID with a grant.
+* Grants go to a user, a role or a tenant. What a user holds on a dataset is the union of their
+  own grants, their roles' grants and their selected tenant's grants (:func:`permissions_on`).
+* Tenants wall datasets off: a dataset belongs to the tenant its owner had selected when
+  creating it (None: the owner's personal space), and a user reaches it -- as owner or through
+  any grant -- only while working in that same tenant (``select_tenant``), as a member of it.
 * Every decision reads the store (no cache), so a revoked grant stops working at once.
 * Per-user nodes inside a dataset (a user's preference record) are shown to that user only
   (:func:`visible_nodes`), whoever can read the dataset.
@@ -20,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from engramdb.errors import PermissionDeniedError
-from engramdb.models.access import Permission, validate_permission
+from engramdb.errors import ConflictError, PermissionDeniedError
+from engramdb.models.access import PERMISSIONS, Permission, validate_permission
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.storage.base import Store, Subgraph
+from engramdb.storage.types import Membership
 from engramdb.validation import validate_dataset_name, validate_uuid
 
 __all__ = [
@@ -31,6 +37,9 @@ __all__ = [
     "check",
     "dataset_for_write",
     "denied",
+    "own_dataset",
+    "owned_datasets",
+    "permissions_on",
     "readable_datasets",
     "validate_permission",
     "visible_nodes",
@@ -64,25 +73,72 @@ async def check(
     dataset = await store.get_dataset(ident)
     if dataset is None:
         raise denied(ident, wanted)
-    if dataset.owner_id == user.id:
-        return dataset
-    if wanted in await store.granted_permissions(dataset.id, user.id):
+    if wanted in await permissions_on(store, user, dataset):
         return dataset
     raise denied(ident, wanted)
 
 
+async def permissions_on(store: Store, user: User, dataset: Dataset) -> frozenset[Permission]:
+    """What ``user`` holds on ``dataset`` -- THE rule (see the module docstring): nothing
+    outside the tenant the user works in; everything for the owner; else the union of the
+    grants to the user, to their roles in that tenant and to the tenant itself."""
+    scope = await store.membership(user.id)
+    if not _in_scope(scope, dataset):
+        return frozenset()
+    if dataset.owner_id == user.id:
+        return frozenset(PERMISSIONS)
+    held = await store.permissions_of(dataset.id, _principals(user, scope))
+    return frozenset(p for p in PERMISSIONS if p in held)
+
+
+def _in_scope(scope: Membership, dataset: Dataset) -> bool:
+    """Whether the dataset lies in the tenant the user works in (and they are a member)."""
+    if scope.tenant_id is not None and not scope.member:
+        return False
+    return dataset.tenant_id == scope.tenant_id
+
+
+def _principals(user: User, scope: Membership) -> list[UUID]:
+    """The grantees whose grants the user holds: themselves, their roles, their tenant."""
+    ids = [user.id]
+    if scope.tenant_id is not None and scope.member:
+        ids.extend(scope.role_ids)
+        ids.append(scope.tenant_id)
+    return ids
+
+
 async def readable_datasets(store: Store, user: User) -> list[Dataset]:
-    """Every dataset the user may read: their own (oldest first), then those granted ``read``."""
-    owned = await store.list_datasets(user.id)
-    granted = await store.list_granted_datasets(user.id, "read")
-    return _merge(owned, granted)
+    """Every dataset the user may read: their own (oldest first), then those granted ``read``
+    (to them, their roles or their tenant), all in the tenant they work in."""
+    return await _reachable(store, user, "read")
 
 
 async def accessible_datasets(store: Store, user: User) -> list[Dataset]:
-    """The user's own datasets, then those they hold any grant on (what list_datasets shows)."""
+    """The user's own datasets, then those they hold any grant on (what list_datasets shows),
+    all in the tenant they work in."""
+    return await _reachable(store, user, None)
+
+
+async def _reachable(store: Store, user: User, permission: Permission | None) -> list[Dataset]:
+    scope = await store.membership(user.id)
     owned = await store.list_datasets(user.id)
-    granted = await store.list_granted_datasets(user.id)
-    return _merge(owned, granted)
+    granted = await store.datasets_granted_to(_principals(user, scope), permission)
+    return [d for d in _merge(owned, granted) if _in_scope(scope, d)]
+
+
+async def own_dataset(store: Store, user: User, name: str) -> Dataset | None:
+    """The user's own dataset called ``name`` in the tenant they work in, or None (names are
+    owner-scoped and never reach another user's dataset)."""
+    found = await store.find_dataset(user.id, validate_dataset_name(name))
+    if found is None or not _in_scope(await store.membership(user.id), found):
+        return None
+    return found
+
+
+async def owned_datasets(store: Store, user: User) -> list[Dataset]:
+    """The user's own datasets in the tenant they work in, oldest first."""
+    scope = await store.membership(user.id)
+    return [d for d in await store.list_datasets(user.id) if _in_scope(scope, d)]
 
 
 async def dataset_for_write(store: Store, user: User, ref: str | UUID) -> Dataset:
@@ -90,11 +146,26 @@ async def dataset_for_write(store: Store, user: User, ref: str | UUID) -> Datase
 
     A UUID must name a dataset the user may write (else PermissionDeniedError, see
     :func:`check`); a name is owner-scoped: the user's own dataset of that name, created if
-    missing -- never another user's dataset of the same name.
+    missing (in the tenant the user works in) -- never another user's dataset of the same name.
+    A name is unique across the owner's tenants: one already used in another of them is
+    refused with ConflictError.
     """
     if isinstance(ref, UUID):
         return await check(user, ref, "write", store=store)
-    return await store.get_or_create_dataset(user.id, validate_dataset_name(ref))
+    scope = await store.membership(user.id)
+    if scope.tenant_id is not None and not scope.member:
+        raise PermissionDeniedError(
+            "you are no longer a member of the tenant you selected; select another one "
+            "(select_tenant) or your personal space (select_tenant(None))"
+        )
+    dataset = await store.get_or_create_dataset(user.id, validate_dataset_name(ref))
+    if not _in_scope(scope, dataset):
+        raise ConflictError(
+            f"you already have a dataset named {dataset.name!r} in another tenant (or in your "
+            "personal space); dataset names are unique per owner across tenants in engramdb: "
+            "choose another name, or select that tenant to use it"
+        )
+    return dataset
 
 
 def visible_nodes(user: User, nodes: Sequence[Node], edges: Sequence[Edge]) -> Subgraph:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from engramdb.access.permissions import check
+from engramdb.access.permissions import check, own_dataset, owned_datasets
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError
@@ -18,7 +18,6 @@ from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.results import RememberResult
 from engramdb.ontology import grounded_extractor, resolve_ontology
 from engramdb.storage.base import StagedItem
-from engramdb.validation import validate_dataset_name
 
 __all__ = ["cognify"]
 
@@ -35,10 +34,17 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     and ``chunk_size`` (its token budget) choose the chunking. With ``run_in_background=True``
     each result comes back at once with ``status="running"``; ``await result.wait()`` gives
     the finished one. Options engramdb does not honour raise FeatureNotAvailableError.
+
+    ``graph_model`` (a DataPoint subclass, or any pydantic model) asks the LLM to extract each
+    chunk into that schema (``custom_prompt`` is then the extraction prompt); the instances are
+    stored as nodes and edges of their own types, hanging off their chunks. Without an LLM it
+    raises LLMNotConfiguredError before anything is built.
     """
     refuse_unsupported("cognify", request)
-    resolver, mode = resolve_ontology(request.config, request.ontology_file_path, engine.settings)
-    extractor = grounded_extractor(engine.extractor, resolver, mode)
+    extractor = grounded_extractor(
+        engine.extractor_for(request.custom_prompt, request.graph_model),
+        *resolve_ontology(request.config, request.ontology_file_path, engine.settings),
+    )
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)
     settings = engine.settings
@@ -51,10 +57,10 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     for dataset in targets:
         bound = await engine.bind_embedding(dataset)
         if not request.run_in_background:
-            results[dataset.id] = await _build(engine, owner, bound, chunker, request, extractor)
+            results[dataset.id] = await _build(engine, owner, bound, chunker, extractor, request)
             continue
         task = engine.spawn(
-            _build(engine, owner, bound, chunker, request, extractor),
+            _build(engine, owner, bound, chunker, extractor, request),
             name=f"engramdb-cognify-{dataset.id}",
         )
         pending = RememberResult(status="running", dataset_id=dataset.id, dataset_name=dataset.name)
@@ -68,7 +74,7 @@ async def _datasets(
 ) -> list[Dataset]:
     store = engine.store
     if ref is None:
-        return [d for d in await store.list_datasets(owner.id) if await store.count_staged([d.id])]
+        return [d for d in await owned_datasets(store, owner) if await store.count_staged([d.id])]
     refs: list[str | UUID] = [ref] if isinstance(ref, str | UUID) else [*ref]
     found: list[Dataset] = []
     missing: list[str] = []
@@ -76,7 +82,7 @@ async def _datasets(
         if isinstance(item, UUID):
             found.append(await check(owner, item, "write", store=store))
             continue
-        dataset = await store.find_dataset(owner.id, validate_dataset_name(item))
+        dataset = await own_dataset(store, owner, item)
         if dataset is None:
             missing.append(item)
         else:
@@ -94,8 +100,8 @@ async def _build(
     owner: User,
     dataset: Dataset,
     chunker: Chunker,
-    request: CognifyRequest,
     extractor: Extractor | None,
+    request: CognifyRequest,
 ) -> RememberResult:
     """Ingest the dataset's staged items, one ingestion per set of add() options."""
     store = engine.store

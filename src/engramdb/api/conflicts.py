@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from engramdb.access.permissions import check, readable_datasets
+from engramdb.access.permissions import check, own_dataset, readable_datasets
 from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER, conflict_from_node, load_conflicts
 from engramdb.engine import Engine
 from engramdb.errors import (
@@ -17,7 +17,7 @@ from engramdb.models.conflicts import FactConflict
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.graph import ListConflictsRequest, ResolveConflictRequest
 from engramdb.storage.base import DerivedWrite
-from engramdb.validation import validate_dataset_name, validate_uuid
+from engramdb.validation import validate_uuid
 
 __all__ = ["FactConflict", "list_conflicts", "resolve_conflict"]
 
@@ -91,7 +91,7 @@ async def _dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset:
     if isinstance(ref, UUID):  # another user's dataset needs a read grant (engramdb.access)
         return await check(owner, ref, "read", store=store)
     else:
-        found = await store.find_dataset(owner.id, validate_dataset_name(ref))
+        found = await own_dataset(store, owner, ref)
     if found is None:
         raise DatasetNotFoundError(f"dataset {str(ref)!r} not found", missing=[str(ref)])
     return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from engramdb.access.permissions import check
+from engramdb.access.permissions import check, own_dataset
 from engramdb.engine import Engine
 from engramdb.errors import (
     DataNotFoundError,
@@ -16,7 +16,7 @@ from engramdb.models.records import Dataset, User
 from engramdb.models.requests import ForgetRequest
 from engramdb.models.results import ForgetResult
 from engramdb.storage.base import DeleteReport, Store
-from engramdb.validation import validate_dataset_name, validate_uuid
+from engramdb.validation import validate_uuid
 
 __all__ = ["forget"]
 
@@ -94,7 +94,7 @@ async def _find_dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset
     if isinstance(ref, UUID):  # another user's dataset needs a delete grant (engramdb.access)
         return await check(owner, ref, "delete", store=store)
     else:
-        found = await store.find_dataset(owner.id, validate_dataset_name(ref))
+        found = await own_dataset(store, owner, ref)
     if found is None:
         raise DatasetNotFoundError(f"dataset {str(ref)!r} not found", missing=[str(ref)])
     return found

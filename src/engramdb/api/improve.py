@@ -13,7 +13,7 @@ from engramdb.models.improve import ImproveResult
 from engramdb.models.requests import ImproveRequest
 from engramdb.sessions.validation import validate_session_id
 
-__all__ = ["ImproveResult", "improve"]
+__all__ = ["ImproveResult", "improve", "validated_session_ids"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     build_global_context_index = request.build_global_context_index
     build_truth_subspace = request.build_truth_subspace
     review_conflicts = request.review_conflicts
-    sessions = _session_ids(session_ids)
+    sessions = validated_session_ids(session_ids)
     options = ImproveOptions(
         session_ids=sessions,
         feedback_alpha=None if feedback_alpha is None else float(feedback_alpha),
@@ -61,7 +61,8 @@ async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     )
 
 
-def _session_ids(value: Sequence[str] | None) -> tuple[str, ...]:
+def validated_session_ids(value: Sequence[str] | None) -> tuple[str, ...]:
+    """``session_ids`` checked and de-duplicated, in order (empty for None)."""
     if value is None:
         return ()
     if isinstance(value, str):

@@ -66,7 +66,7 @@ async def _empty(engine: Engine, dataset: Dataset, *, staged: bool) -> None:
         grants = await store.list_grants(dataset.id)
         kept = [] if staged else await store.list_staged(dataset.id)
         await store.delete_dataset(dataset.id)
-    fresh = await store.get_or_create_dataset(dataset.owner_id, dataset.name)
+    fresh = await store.recreate_dataset(dataset)
     for grant in grants:
         await store.add_grant(grant.model_copy(update={"dataset_id": fresh.id}))
     await store.stage_data([replace(item, dataset_id=fresh.id) for item in kept])

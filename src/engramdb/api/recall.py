@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from engramdb.access.permissions import check, readable_datasets
+from engramdb.access.permissions import check, own_dataset, readable_datasets
 from engramdb.engine import Engine
 from engramdb.errors import (
     ConfigurationError,
@@ -317,7 +317,7 @@ async def resolve_datasets(
             raise EngramValidationError("datasets must be a list of dataset names")
         resolved, missing = [], []
         for name in dict.fromkeys(datasets):
-            dataset = await store.find_dataset(owner.id, name)
+            dataset = await own_dataset(store, owner, name)
             if dataset is None:
                 missing.append(name)
             else:

@@ -84,15 +84,21 @@ async def remember(
     weight = validate_importance_weight(importance_weight)
     # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
     # owner-scoped: the caller's own dataset, created if missing.
-    name = dataset_name if isinstance(dataset_name, UUID) else validate_dataset_name(dataset_name)
+    target = r.dataset_id or dataset_name
+    name = target if isinstance(target, UUID) else validate_dataset_name(target)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
         return await remember_in_session(engine, request)
     eng = engine
     settings = eng.settings
+    max_tokens = r.chunk_size or settings.chunk_max_tokens
     resolved_chunker = resolve_chunker(
-        chunker, max_tokens=settings.chunk_max_tokens, overlap_tokens=settings.chunk_overlap_tokens
+        chunker, max_tokens=max_tokens, overlap_tokens=settings.chunk_overlap_tokens
+    )
+    extractor = grounded_extractor(
+        eng.extractor_for(r.custom_prompt, r.graph_model),
+        *resolve_ontology(r.config, None, settings),
     )
     docs = await asyncio.to_thread(load_inputs, data, max_file_bytes=settings.max_file_bytes)
 
@@ -105,10 +111,8 @@ async def remember(
         external_metadata=metadata,
         node_set=tags,
         lock_timeout=settings.engramdb_lock_timeout,
-        csv_chunker=CsvChunker(max_tokens=settings.chunk_max_tokens) if chunker is None else None,
-        extractor=grounded_extractor(
-            eng.extractor, *resolve_ontology(request.config, None, settings)
-        ),
+        csv_chunker=CsvChunker(max_tokens=max_tokens) if chunker is None else None,
+        extractor=extractor,
     )
     auto = wants_auto_improve(eng, self_improvement)
 
@@ -146,7 +150,8 @@ async def remember_in_session(engine: Engine, request: RememberRequest) -> Remem
     validate_importance_weight(importance_weight)
     # A UUID names an existing dataset and needs write permission (engramdb.access); a name is
     # owner-scoped: the caller's own dataset, created if missing.
-    name = dataset_name if isinstance(dataset_name, UUID) else validate_dataset_name(dataset_name)
+    target = r.dataset_id or dataset_name
+    name = target if isinstance(target, UUID) else validate_dataset_name(target)
     validate_external_metadata(external_metadata)
     validate_node_set(node_set)
     if session_id is None:

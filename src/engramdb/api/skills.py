@@ -27,7 +27,7 @@ from uuid import UUID
 
 import numpy as np
 
-from engramdb.access.permissions import check
+from engramdb.access.permissions import check, dataset_for_write
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, PermissionDeniedError, scrub_secrets
 from engramdb.ingest.graph_builder import normalise_name
@@ -80,7 +80,7 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
     dataset_name = validate_dataset_name(dataset_name)
     store = engine.store
     owner = await engine.resolve_user(request.user)
-    dataset = await store.get_or_create_dataset(owner.id, dataset_name)
+    dataset = await dataset_for_write(store, owner, dataset_name)
     dataset = await engine.bind_embedding(dataset)
 
     procedure_hash = _sha256(procedure)

@@ -130,7 +130,13 @@ async def update(engine: Engine, request: UpdateRequest) -> dict[str, Any]:
     try:
         built = await cognify(
             engine,
-            CognifyRequest(datasets=[dataset.id], user=owner, chunker=request.chunker),
+            CognifyRequest(
+                datasets=[dataset.id],
+                user=owner,
+                chunker=request.chunker,
+                graph_model=request.graph_model,
+                custom_prompt=request.custom_prompt,
+            ),
         )
     except EngramError as exc:
         return result(

@@ -26,6 +26,7 @@ the run is recorded as errored and the user fixes the cause.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import re
 from collections.abc import Awaitable, Sequence
@@ -212,6 +213,8 @@ class LLMExtractor(Extractor):
     """
 
     name = "llm"
+    #: The caller's own extraction instructions (cognee's ``custom_prompt``), or None.
+    instructions: str | None = None
 
     def __init__(
         self,
@@ -237,6 +240,12 @@ class LLMExtractor(Extractor):
             self.max_relations = max_relations
         if self.max_entities <= 0 or self.max_relations < 0:
             raise ConfigurationError("max_entities must be > 0 and max_relations >= 0")
+
+    def with_instructions(self, instructions: str) -> LLMExtractor:
+        """This extractor, asking the LLM to follow ``instructions`` on what to extract."""
+        steered = copy.copy(self)
+        steered.instructions = instructions
+        return steered
 
     async def extract(self, texts: Sequence[str]) -> list[ChunkExtraction]:
         extractions, _ = await self.extract_with_usage(texts)
@@ -321,7 +330,10 @@ class LLMExtractor(Extractor):
         """One call for ``texts`` (chunks of the data items ``owners``); None marks a chunk the
         answer did not cover."""
         messages = build_messages(
-            texts, max_entities=self.max_entities, max_relations=self.max_relations
+            texts,
+            max_entities=self.max_entities,
+            max_relations=self.max_relations,
+            instructions=self.instructions,
         )
         single = len(owners) == 1
         data_id = next(iter(owners)) if single else None

@@ -82,11 +82,29 @@ def user_prompt(texts: Sequence[str]) -> str:
     )
 
 
+_INSTRUCTIONS = """
+
+The person who stores these documents adds their own extraction instructions below. Follow them \
+for WHAT to extract (which entities, types and relations matter, how to name them); the rules \
+above about data, the per-chunk caps and the JSON shape still hold.
+<instructions>
+{instructions}
+</instructions>"""
+
+
 def build_messages(
-    texts: Sequence[str], *, max_entities: int, max_relations: int
+    texts: Sequence[str],
+    *,
+    max_entities: int,
+    max_relations: int,
+    instructions: str | None = None,
 ) -> list[ChatMessage]:
-    """The system and user messages of one batch request."""
+    """The system and user messages of one batch request. ``instructions`` (cognee's
+    ``custom_prompt``) are added to the system prompt as guidance on what to extract."""
+    system = system_prompt(max_entities, max_relations)
+    if instructions:
+        system += _INSTRUCTIONS.format(instructions=defuse(instructions.strip()))
     return [
-        {"role": "system", "content": system_prompt(max_entities, max_relations)},
+        {"role": "system", "content": system},
         {"role": "user", "content": user_prompt(texts)},
     ]

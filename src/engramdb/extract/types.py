@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 __all__ = [
@@ -61,6 +62,8 @@ class ChunkExtraction:
     summary: str = ""
     #: Which extractor produced this ("llm", "heuristic", "spacy", or "<name>-fallback").
     source: str = ""
+    #: Instances of a custom graph model extracted from the chunk (``cognify(graph_model=)``).
+    data_points: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)

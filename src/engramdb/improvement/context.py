@@ -25,6 +25,8 @@ class ImproveOptions:
     build_global_context_index: bool | None = None
     build_truth_subspace: bool = False
     review_conflicts: bool | None = None
+    #: Run only these stages (the reference's memify pipelines each run one); None runs all.
+    only_stages: frozenset[str] | None = None
 
 
 @dataclass(slots=True)

@@ -63,7 +63,13 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
             if stop_reason is not None:
                 stages.append(StageResult(stage=stage.name, status="skipped", reason=stop_reason))
                 continue
-            reason = "disabled_by_config" if stage.name in disabled else stage.gate(ctx)
+            only = ctx.options.only_stages
+            if only is not None and stage.name not in only:
+                reason: str | None = "not_requested"
+            elif stage.name in disabled:
+                reason = "disabled_by_config"
+            else:
+                reason = stage.gate(ctx)
             if reason is None and stage.run is None:
                 reason = "not_implemented"
             if reason is not None or stage.run is None:

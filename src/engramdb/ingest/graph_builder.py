@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from engramdb.extract.types import ChunkExtraction
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
+from engramdb.ingest.data_point_graph import add_model_graph
 from engramdb.ingest.types import ChunkDraft, LoadedDocument
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, stable_id, utcnow
 
 __all__ = [
     "DocumentPlan",
+    "GraphBuilder",
     "PreparedDocument",
     "entity_id",
     "entity_type_id",
@@ -96,7 +98,7 @@ def plan_document(
     again.
     """
     doc, data_id, weight = prepared.doc, prepared.data_id, importance_weight
-    builder = _Builder(dataset.id, weight, node_set, existing)
+    builder = GraphBuilder(dataset.id, weight, node_set, existing)
     data = DataRecord(
         id=data_id,
         dataset_id=dataset.id,
@@ -126,6 +128,9 @@ def plan_document(
     extractions = prepared.extractions or [ChunkExtraction() for _ in prepared.chunks]
     for chunk, extraction in zip(prepared.chunks, extractions, strict=True):
         _add_chunk(builder, doc, data_id, chunk, extraction)
+    if doc.data_points:
+        locator = {"data_id": str(data_id), "document_name": doc.name}
+        add_model_graph(builder, doc.data_points, locator=locator, passage=True)
     return DocumentPlan(
         data=data,
         nodes=list(builder.nodes.values()),
@@ -136,7 +141,7 @@ def plan_document(
 
 
 def _add_chunk(
-    b: _Builder,
+    b: GraphBuilder,
     doc: LoadedDocument,
     data_id: UUID,
     chunk: ChunkDraft,
@@ -200,9 +205,14 @@ def _add_chunk(
         if source is None or target is None or source == target or not relation.relation:
             continue
         b.edge(source, relation.relation, target, {"chunk_id": str(chunk_id)})
+    if extraction.data_points:
+        located = {**locator, "chunk_id": str(chunk_id)}
+        add_model_graph(
+            b, extraction.data_points, locator=located, passage=False, linked_from=chunk_id
+        )
 
 
-class _Builder:
+class GraphBuilder:
     def __init__(
         self,
         dataset_id: UUID,
@@ -228,12 +238,14 @@ class _Builder:
         properties: dict[str, Any],
         *,
         weight: float | None = None,
+        tags: Sequence[str] = (),
     ) -> bool:
-        """Add a node once per document; True when it is new to the store (needs a vector)."""
+        """Add a node once per document; True when it is new to the store (needs a vector).
+        ``tags`` are node-set names of this node beside the document's."""
         if node_id in self.nodes:
             return False
         stored = self.existing.get(node_id)
-        tags = list(self.node_set)
+        tags = list(dict.fromkeys([*self.node_set, *tags]))
         if stored is not None:
             previous = stored.properties.get("node_set") or []
             tags = list(dict.fromkeys([*previous, *tags]))

@@ -20,6 +20,7 @@ import numpy as np
 
 from engramdb.errors import scrub_secrets
 from engramdb.extract.types import Extractor, Usage
+from engramdb.ingest.data_point_graph import data_point_node_ids
 from engramdb.ingest.graph_builder import (
     DocumentPlan,
     PreparedDocument,
@@ -174,10 +175,14 @@ async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
             _skipped(run, data_id, doc.name)
             continue
         t0 = time.perf_counter()
-        chunks = run.options.chunker_for(doc).chunk(
-            doc,
-            importance_weight=run.options.importance_weight,
-            count_tokens=run.embedder.count_tokens,
+        chunks = (
+            []  # a document made of data points (add_data_points) has no text to chunk
+            if doc.data_points
+            else run.options.chunker_for(doc).chunk(
+                doc,
+                importance_weight=run.options.importance_weight,
+                count_tokens=run.embedder.count_tokens,
+            )
         )
         run.timings["chunk"] += time.perf_counter() - t0
         window.append(PreparedDocument(doc, data_id, chunks))
@@ -221,6 +226,7 @@ async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
     if extractor is None:
         return
     t0 = time.perf_counter()
+    window = [p for p in window if p.chunks]
     found, usage = await extractor.extract_documents(
         [(p.data_id, [c.text for c in p.chunks]) for p in window]
     )
@@ -239,10 +245,13 @@ async def _existing_shared_nodes(run: _Run, window: list[PreparedDocument]) -> d
     """Entity and entity-type nodes this window names that the store already holds."""
     ids: set[UUID] = set()
     for prepared in window:
+        models = list(prepared.doc.data_points)
         for extraction in prepared.extractions:
             for entity in extraction.entities:
                 ids.add(entity_id(run.dataset.id, entity.name, entity.type))
                 ids.add(entity_type_id(run.dataset.id, entity.type))
+            models += extraction.data_points
+        ids.update(data_point_node_ids(run.dataset.id, models))
     if not ids:
         return {}
     return {n.id: n for n in await run.store.get_nodes(sorted(ids, key=str))}
@@ -253,12 +262,14 @@ async def _embed(
 ) -> dict[tuple[str, str], np.ndarray[Any, Any]]:
     """Embed every distinct (collection, text) the window needs, in one batched call."""
     keys = list(dict.fromkeys((coll, text) for plan in plans for _, coll, text in plan.to_embed))
+    texts = list(dict.fromkeys(text for _, text in keys))  # one vector per text
     t0 = time.perf_counter()
-    matrix = await run.embedder.embed([text for _, text in keys]) if keys else None
+    matrix = await run.embedder.embed(texts) if texts else None
     run.timings["embed"] += time.perf_counter() - t0
     if matrix is None:
         return {}
-    return {key: matrix[i].astype(np.float32) for i, key in enumerate(keys)}
+    row = {text: i for i, text in enumerate(texts)}
+    return {key: matrix[row[key[1]]].astype(np.float32) for key in keys}
 
 
 async def _write(

@@ -35,6 +35,9 @@ class LoadedDocument:
     #: The data id to store it under, when it replaces an item (``update()`` keeps the id);
     #: None: derived from the dataset and ``content_hash``.
     data_id: UUID | None = None
+    #: Custom graph models (DataPoints) the document consists of, instead of a text to chunk
+    #: (``add_data_points``); see :mod:`engramdb.ingest.data_point_graph`.
+    data_points: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,15 +9,19 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from engramdb.errors import EngramValidationError
+from engramdb.errors import EngramValidationError, PermissionNotFoundError
 
 __all__ = [
     "MAX_EMAIL",
     "PERMISSIONS",
+    "PRINCIPAL_KINDS",
     "ApiKeyInfo",
     "CreatedApiKey",
     "Grant",
     "Permission",
+    "PrincipalKind",
+    "Role",
+    "Tenant",
     "validate_email",
     "validate_permission",
 ]
@@ -34,13 +38,42 @@ class _AccessRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+#: Who a grant is given to: a user, a role (its users hold it) or a tenant (its members hold it
+#: while they have it selected).
+PrincipalKind = Literal["user", "role", "tenant"]
+
+#: Every kind of grantee.
+PRINCIPAL_KINDS: tuple[PrincipalKind, ...] = get_args(PrincipalKind)
+
+
 class Grant(_AccessRecord):
-    """``grantee_id`` holds ``permission`` on ``dataset_id``, given by ``granted_by``."""
+    """``grantee_id`` (a user, role or tenant: ``grantee_kind``) holds ``permission`` on
+    ``dataset_id``, given by ``granted_by``."""
 
     dataset_id: UUID
     grantee_id: UUID
     permission: Permission
     granted_by: UUID
+    created_at: datetime
+    grantee_kind: PrincipalKind = "user"
+
+
+class Tenant(_AccessRecord):
+    """An organisation: an owner and members. A user may belong to several and works in the one
+    selected (``User.tenant_id``); datasets created meanwhile belong to it."""
+
+    id: UUID
+    name: str
+    owner_id: UUID
+    created_at: datetime
+
+
+class Role(_AccessRecord):
+    """A named group of users inside one tenant; a grant to a role is held by its users."""
+
+    id: UUID
+    tenant_id: UUID
+    name: str
     created_at: datetime
 
 
@@ -96,6 +129,6 @@ def validate_permission(permission: object) -> Permission:
     for known in PERMISSIONS:
         if permission == known:
             return known
-    raise EngramValidationError(
+    raise PermissionNotFoundError(
         f"permission must be one of {', '.join(PERMISSIONS)}, got {permission!r}"
     )

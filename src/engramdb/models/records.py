@@ -52,6 +52,8 @@ class User(_Record):
     #: Administrators may create users and manage other users' API keys. Being an administrator
     #: grants no access to other users' datasets (see ``docs/permissions.md``).
     is_admin: bool = False
+    #: The tenant the user works in (``select_tenant``); None: their personal space.
+    tenant_id: UUID | None = None
 
 
 class Dataset(_Record):
@@ -63,6 +65,9 @@ class Dataset(_Record):
     #: vector is written).
     embedding_model: str | None = None
     embedding_dim: int | None = None
+    #: The tenant the dataset belongs to: the one its owner had selected when creating it (None:
+    #: the owner's personal space). Only users working in that tenant can reach it.
+    tenant_id: UUID | None = None
 
 
 class DataRecord(_Record):

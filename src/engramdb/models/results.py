@@ -7,7 +7,7 @@ from collections.abc import Generator
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr
 
 __all__ = [
     "ForgetResult",
@@ -46,6 +46,21 @@ class SkippedFile(BaseModel):
     reason: str
 
 
+class DatasetUUID(UUID):
+    """A dataset id that is a UUID and also reads as cognee's (a string there): cognee programs
+    write ``UUID(result.dataset_id)``, which takes only a string, and this passes it."""
+
+    __slots__ = ()
+
+    def replace(self, old: str, new: str, count: int = -1) -> str:
+        """``str.replace`` on the id's text (what ``UUID(...)`` calls on its argument)."""
+        return str(self).replace(old, new, count)
+
+
+def _dataset_uuid(value: UUID) -> UUID:
+    return value if isinstance(value, DatasetUUID) else DatasetUUID(int=value.int)
+
+
 class RememberResult(BaseModel):
     """The outcome of ``remember()``.
 
@@ -55,7 +70,7 @@ class RememberResult(BaseModel):
 
     #: "session_stored": ``remember(..., session_id=...)`` wrote session entries, not the graph.
     status: Literal["completed", "running", "errored", "session_stored"]
-    dataset_id: UUID
+    dataset_id: Annotated[UUID, AfterValidator(_dataset_uuid)]
     dataset_name: str
     run_id: UUID | None = None
     data_ids: list[UUID] = Field(default_factory=list)

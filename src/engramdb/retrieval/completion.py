@@ -212,10 +212,10 @@ async def complete(
             )
         ]
     if ctx.llm is None:
-        raise LLMNotConfiguredError(
-            f"{search_type.value} writes its answer with an LLM, and none is configured: set "
-            "LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server such as Ollama), "
-            "or pass only_context=True to get the prompt, or use SearchType.CHUNKS"
+        raise LLMNotConfiguredError.needed_for(
+            f"{search_type.value} writes its answer with an LLM",
+            "pass only_context=True to get the prompt",
+            "use SearchType.CHUNKS",
         )
     messages: list[Any] = [
         {"role": "system", "content": system},

@@ -8,6 +8,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Request, Response, status
 
+from engramdb.access.permissions import dataset_for_write
 from engramdb.models.records import Dataset
 from engramdb.models.skills import SkillRecord
 from engramdb.server.auth import CurrentUser
@@ -35,7 +36,7 @@ async def create_dataset_route(
     """Create a dataset of yours (names are yours alone; an existing one is returned)."""
     name = validate_dataset_name(body.name)
     owner = await engine.resolve_user(user)
-    return await engine.store.get_or_create_dataset(owner.id, name)
+    return await dataset_for_write(engine.store, owner, name)
 
 
 @router.delete(

@@ -22,6 +22,7 @@ __all__ = [
     "FeedbackUpdate",
     "FloatArray",
     "IntegrityReport",
+    "Membership",
     "MentionCount",
     "ScoredId",
     "StagedItem",
@@ -175,6 +176,16 @@ class MentionCount:
     data_id: UUID
     entity_id: UUID
     chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """Where a user works: the selected tenant (None: their personal space), whether they are
+    (still) a member of it, and the roles they hold in it."""
+
+    tenant_id: UUID | None
+    member: bool
+    role_ids: tuple[UUID, ...]
 
 
 @dataclass(frozen=True, slots=True)

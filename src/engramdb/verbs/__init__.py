@@ -11,7 +11,7 @@ from uuid import UUID
 
 from pydantic import Field
 
-from engramdb.models.access import ApiKeyInfo, Grant
+from engramdb.models.access import ApiKeyInfo, Grant, Role, Tenant
 from engramdb.models.conflicts import FactConflict
 from engramdb.models.datasets import Data
 from engramdb.models.improve import ImproveResult
@@ -40,6 +40,7 @@ from engramdb.models.requests.classic import (
     PruneSystemRequest,
     SearchRequest,
 )
+from engramdb.models.requests.data_points import AddDataPointsRequest
 from engramdb.models.requests.datasets import (
     DeleteAllRequest,
     DeleteDataRequest,
@@ -70,6 +71,14 @@ from engramdb.models.requests.sessions import (
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
+)
+from engramdb.models.requests.tenants import (
+    AddUserToRoleRequest,
+    AddUserToTenantRequest,
+    CreateRoleRequest,
+    CreateTenantRequest,
+    ListTenantsRequest,
+    SelectTenantRequest,
 )
 from engramdb.models.results import (
     ForgetResult,
@@ -252,6 +261,12 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         ("DELETE", "/{dataset_id}/data/{data_id}"),
     ),
     _datasets_verb("delete_all", DeleteAllRequest, None),
+    Verb(
+        "add_data_points",
+        AddDataPointsRequest,
+        "engramdb.api.data_points:add_data_points",
+        RememberResult,
+    ),
     # -- graph, conflicts, skills -------------------------------------------------------------
     Verb(
         "get_graph",
@@ -382,6 +397,49 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.access.grants:list_grants",
         list[Grant],
         http=Http("GET", f"{_API}/datasets/{{dataset_id}}/grants", tags=("datasets",)),
+    ),
+    # -- tenants and roles --------------------------------------------------------------------
+    Verb(
+        "create_tenant",
+        CreateTenantRequest,
+        "engramdb.access.tenants:create_tenant",
+        Tenant,
+        http=Http("POST", f"{_API}/tenants", status=201, tags=("tenants",)),
+    ),
+    Verb(
+        "list_tenants",
+        ListTenantsRequest,
+        "engramdb.access.tenants:list_tenants",
+        list[Tenant],
+        http=Http("GET", f"{_API}/tenants", tags=("tenants",)),
+    ),
+    Verb(
+        "add_user_to_tenant",
+        AddUserToTenantRequest,
+        "engramdb.access.tenants:add_user_to_tenant",
+        None,
+        http=Http("POST", f"{_API}/tenants/{{tenant_id}}/users", status=204, tags=("tenants",)),
+    ),
+    Verb(
+        "select_tenant",
+        SelectTenantRequest,
+        "engramdb.access.tenants:select_tenant",
+        User,
+        http=Http("POST", f"{_API}/tenants/select", tags=("tenants",)),
+    ),
+    Verb(
+        "create_role",
+        CreateRoleRequest,
+        "engramdb.access.tenants:create_role",
+        Role,
+        http=Http("POST", f"{_API}/roles", status=201, tags=("tenants",)),
+    ),
+    Verb(
+        "add_user_to_role",
+        AddUserToRoleRequest,
+        "engramdb.access.tenants:add_user_to_role",
+        None,
+        http=Http("POST", f"{_API}/roles/{{role_id}}/users", status=204, tags=("tenants",)),
     ),
     # -- sessions (engramdb.session) ----------------------------------------------------------
     _session_verb("add_feedback", AddFeedbackRequest, bool, "POST", "/{session_id}/feedback"),

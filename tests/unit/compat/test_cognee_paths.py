@@ -8,7 +8,9 @@ import inspect
 import pytest
 
 import engramdb
+from engramdb import pipelines
 from engramdb.compat import cognee
+from engramdb.models import datapoints
 
 
 def test_the_top_level_has_engramdb_and_the_classic_verbs() -> None:
@@ -17,8 +19,10 @@ def test_the_top_level_has_engramdb_and_the_classic_verbs() -> None:
     assert cognee.SearchType is engramdb.SearchType
     assert cognee.prune.prune_system is engramdb.prune.prune_system
     assert set(engramdb.__all__) | {"add", "cognify", "prune", "search"} == set(dir(cognee))
-    with pytest.raises(AttributeError, match="no attribute 'memify'"):
-        cognee.memify  # noqa: B018
+    assert cognee.memify is engramdb.memify
+    assert cognee.run_custom_pipeline is engramdb.run_custom_pipeline
+    with pytest.raises(AttributeError, match="no attribute 'no_such_verb'"):
+        cognee.no_such_verb  # noqa: B018
 
 
 @pytest.mark.parametrize(
@@ -30,6 +34,22 @@ def test_the_top_level_has_engramdb_and_the_classic_verbs() -> None:
         ("engramdb.compat.cognee.api.v1.add", "add", engramdb.add),
         ("engramdb.compat.cognee.api.v1.cognify", "cognify", engramdb.cognify),
         ("engramdb.compat.cognee.api.v1.prune", "prune", engramdb.prune),
+        ("engramdb.compat.cognee.api.v1.cognify.cognify", "cognify", engramdb.cognify),
+        ("engramdb.compat.cognee.low_level", "DataPoint", engramdb.DataPoint),
+        ("engramdb.compat.cognee.infrastructure.engine", "DataPoint", engramdb.DataPoint),
+        ("engramdb.compat.cognee.infrastructure.engine.models.Edge", "Edge", datapoints.Edge),
+        ("engramdb.compat.cognee.modules.pipelines", "Task", engramdb.Task),
+        ("engramdb.compat.cognee.modules.pipelines", "run_tasks", engramdb.run_tasks),
+        ("engramdb.compat.cognee.modules.pipelines", "run_pipeline", pipelines.run_pipeline),
+        ("engramdb.compat.cognee.modules.pipelines.tasks.task", "task", pipelines.task),
+        (
+            "engramdb.compat.cognee.modules.pipelines.operations.run_pipeline",
+            "run_pipeline",
+            pipelines.run_steps,
+        ),
+        ("engramdb.compat.cognee.pipelines", "run_pipeline", pipelines.run_steps),
+        ("engramdb.compat.cognee.pipelines", "Drop", engramdb.Drop),
+        ("engramdb.compat.cognee.tasks.storage", "add_data_points", pipelines.add_data_points),
     ],
 )
 def test_module_paths(path: str, name: str, expected: object) -> None:

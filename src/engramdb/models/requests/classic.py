@@ -16,12 +16,15 @@ from pydantic import Field, SkipValidation, field_validator
 
 from engramdb.models.requests.common import (
     LOCAL,
+    ChunkSize,
+    CustomPrompt,
     FeedbackInfluence,
     NodeNameOperator,
     NodeNames,
     OptionalTopK,
     SessionId,
     Strict,
+    TemporalCognify,
     TopK,
     TripletPenalty,
     UserOption,
@@ -86,15 +89,15 @@ class CognifyRequest(VerbRequest):
     graph_model: SkipValidation[Any] = _OPAQUE
     #: A chunker class or instance of engramdb's (TextChunker, TextChunkerWithOverlap, ...).
     chunker: SkipValidation[Any] = _OPAQUE
-    chunk_size: Annotated[int | None, Field(strict=True, ge=8)] = None
+    chunk_size: ChunkSize = None
     chunks_per_batch: Annotated[int | None, Field(strict=True, ge=1)] = None
     config: SkipValidation[Any] = _OPAQUE
     vector_db_config: SkipValidation[Any] = _OPAQUE
     graph_db_config: SkipValidation[Any] = _OPAQUE
     run_in_background: Annotated[bool, Strict] = False
     incremental_loading: Annotated[bool, Strict] = True
-    custom_prompt: str | None = None
-    temporal_cognify: Annotated[bool, Strict] = False
+    custom_prompt: CustomPrompt = None
+    temporal_cognify: TemporalCognify = False
     functional_relationships: SkipValidation[Any] = _OPAQUE
     data_per_batch: Annotated[int, Field(strict=True, ge=1)] = 20
     llm_config: SkipValidation[Any] = _OPAQUE
@@ -169,18 +172,9 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
     },
     "cognify": {
-        "graph_model": (
-            None,
-            "engramdb extracts its own entity graph (custom graph models are not available yet)",
-        ),
         "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
         "incremental_loading": (True, "forget() the dataset and add it again to rebuild it"),
-        "custom_prompt": (None, "engramdb uses its own extraction prompt"),
-        "temporal_cognify": (
-            False,
-            "search with SearchType.TEMPORAL: dates are indexed by every cognify",
-        ),
         "functional_relationships": (None, "engramdb extracts its own relations"),
         "llm_config": (None, "configure the LLM with LLM_* variables or config.set"),
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
@@ -195,8 +189,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
         "preferred_loaders": (None, "engramdb picks its loader by file type"),
         "incremental_loading": (True, "the item is always rebuilt from the new content"),
-        "graph_model": (None, "update() rebuilds with engramdb's own entity graph"),
-        "custom_prompt": (None, "engramdb uses its own extraction prompt"),
         "policy": (None, "engramdb replaces the whole document (no chunk-level diff)"),
         "extractor": (
             None,

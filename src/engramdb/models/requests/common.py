@@ -52,6 +52,15 @@ DatasetRef = Annotated[
     Field(description="A dataset of yours by name, or any dataset you may use by its UUID."),
 ]
 
+# -- ingestion options shared by remember() and the reference's cognify() ---------------------
+#: Tokens per chunk, instead of CHUNK_MAX_TOKENS.
+ChunkSize = Annotated[int | None, Field(strict=True, ge=8, le=8192)]
+#: The caller's own instructions to the LLM extractor (the reference's ``custom_prompt``).
+CustomPrompt = Annotated[str | None, Field(strict=True, max_length=20_000)]
+#: The reference's ``temporal_cognify``: accepted either way, since every dataset answers
+#: SearchType.TEMPORAL (passages are dated from their text and metadata when recalled).
+TemporalCognify = Annotated[bool, Strict]
+
 # -- recall options shared by recall() and the reference's search() --------------------------
 TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)]
 OptionalTopK = Annotated[int | None, Field(strict=True, ge=1, le=MAX_TOP_K)]

@@ -21,6 +21,8 @@ from pydantic import BaseModel, Field, SkipValidation, field_validator
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
+    ChunkSize,
+    CustomPrompt,
     DatasetRef,
     FeedbackInfluence,
     NodeNameOperator,
@@ -28,6 +30,7 @@ from engramdb.models.requests.common import (
     OptionalTopK,
     SessionId,
     Strict,
+    TemporalCognify,
     TopK,
     TripletPenalty,
     UserOption,
@@ -68,6 +71,13 @@ class RememberRequest(VerbRequest):
     user: UserOption = None
     #: cognee's cognify config: ``{"ontology_config": {"ontology_resolver": ...}}``.
     config: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
+    #: The reference's way to name an existing dataset by id; wins over ``dataset_name``.
+    dataset_id: UUID | None = None
+    chunk_size: ChunkSize = None
+    custom_prompt: CustomPrompt = None
+    temporal_cognify: TemporalCognify = False
+    #: A custom graph model (DataPoint subclass) the LLM extracts each chunk into (in-process).
+    graph_model: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
 
 
 class RecallRequest(VerbRequest):

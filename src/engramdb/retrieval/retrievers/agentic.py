@@ -81,10 +81,10 @@ class AgenticRetriever(Retriever):
             kind = SearchType.AGENTIC_COMPLETION.value
             return [e.model_copy(update={"search_type": kind}) for e in found]
         if ctx.llm is None:
-            raise LLMNotConfiguredError(
-                "AGENTIC_COMPLETION lets an LLM plan its searches, and none is configured: set "
-                "LLM_API_KEY (and LLM_ENDPOINT / LLM_MODEL for a non-OpenAI server), or pass "
-                "only_context=True to get the retrieved context, or use SearchType.CHUNKS"
+            raise LLMNotConfiguredError.needed_for(
+                "AGENTIC_COMPLETION lets an LLM plan its searches",
+                "pass only_context=True to get the retrieved context",
+                "use SearchType.CHUNKS",
             )
         steps = _bounded(config.get("max_steps"), MAX_TOOL_STEPS, "max_steps")
         return list(await _Agent(ctx, opts, ctx.llm, steps, top_k).run())

@@ -28,6 +28,7 @@ __all__ = [
     "LexicalChunksRetriever",
     "NodeSetFilter",
     "SummariesRetriever",
+    "node_set_filter",
     "search_chunks",
     "search_chunks_lexical",
     "search_summaries",
@@ -181,7 +182,7 @@ class ChunksRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         found = await search_chunks(
-            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, node_set_filter(opts)
         )
         found = await label_chunk_results(ctx.store, ctx.dataset_ids, found)
         return list(_with_breakdown(found) if opts.verbose else found)
@@ -196,7 +197,7 @@ class LexicalChunksRetriever(Retriever):
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         return list(
             await search_chunks_lexical(
-                ctx.store, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+                ctx.store, ctx.datasets, opts.query, opts.top_k, node_set_filter(opts)
             )
         )
 
@@ -209,7 +210,7 @@ class SummariesRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         found = await search_summaries(
-            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, _filter(opts)
+            ctx.store, ctx.embedder, ctx.datasets, opts.query, opts.top_k, node_set_filter(opts)
         )
         return list(_with_breakdown(found) if opts.verbose else found)
 
@@ -226,7 +227,8 @@ def _with_breakdown(entries: list[ResponseGraphEntry]) -> list[ResponseGraphEntr
     return out
 
 
-def _filter(opts: RecallOptions) -> NodeSetFilter | None:
+def node_set_filter(opts: RecallOptions) -> NodeSetFilter | None:
+    """The ``node_name`` filter of ``opts`` (None when it names no node set)."""
     if not opts.node_name:
         return None
     return NodeSetFilter(tuple(opts.node_name), opts.node_name_filter_operator)

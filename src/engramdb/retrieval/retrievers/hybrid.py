@@ -69,6 +69,7 @@ from engramdb.retrieval.passages import (
     stem,
     terms,
 )
+from engramdb.retrieval.retrievers.chunks import NodeSetFilter, node_set_filter
 from engramdb.storage.base import FloatArray, ScoredId, Store
 
 __all__ = [
@@ -199,12 +200,22 @@ async def gather_candidates(
     ctx: RetrievalContext,
     query: str,
     config: HybridConfig = DEFAULT_HYBRID_CONFIG,
+    node_filter: NodeSetFilter | None = None,
 ) -> CandidatePool:
     """Run the lanes for ``query`` within ``ctx.datasets`` and fuse them (weighted RRF) into
-    at most ``config.expand_chunks`` ranked chunks plus fact lines."""
+    at most ``config.expand_chunks`` ranked chunks plus fact lines.
+
+    With ``node_filter`` (recall's ``node_name``) the chunk lanes fetch wider, and only chunks
+    passing the filter, and facts extracted from such chunks, are kept."""
     datasets = list(ctx.datasets)
     if not datasets:
         return CandidatePool()
+    if node_filter is not None:
+        config = replace(
+            config,
+            dense_k=node_filter.widen(config.dense_k),
+            lexical_k=node_filter.widen(config.lexical_k),
+        )
     store = ctx.store
     # BM25 needs no embedding: start it first so it overlaps the query embedding.
     lexical_task = asyncio.ensure_future(
@@ -242,14 +253,30 @@ async def gather_candidates(
     entity_chunks, facts = await _entity_lane(ctx, entities, query, config)
     add_lane(entity_chunks, config.entity_weight)
 
-    best = sorted(fused.items(), key=lambda kv: -kv[1])[: config.expand_chunks]
+    ranked = sorted(fused.items(), key=lambda kv: -kv[1])
+    read = config.expand_chunks if node_filter is None else node_filter.widen(config.expand_chunks)
+    best = ranked[:read]
     nodes = {n.id: n for n in await store.get_nodes([node_id for node_id, _ in best])}
     chunks = [
         (nodes[node_id], score)
         for node_id, score in best
-        if node_id in nodes and nodes[node_id].type == NodeType.CHUNK
-    ]
+        if node_id in nodes
+        and nodes[node_id].type == NodeType.CHUNK
+        and (node_filter is None or node_filter.matches(nodes[node_id]))
+    ][: config.expand_chunks]
+    if node_filter is not None:
+        facts = await _facts_from_matching_chunks(ctx, facts, node_filter)
     return CandidatePool(chunks=chunks, facts=facts)
+
+
+async def _facts_from_matching_chunks(
+    ctx: RetrievalContext, facts: Sequence[FactLine], node_filter: NodeSetFilter
+) -> list[FactLine]:
+    """The facts whose source chunk passes ``node_filter`` (a fact of unknown source does not)."""
+    ids = list(dict.fromkeys(UUID(f.chunk_id) for f in facts if f.chunk_id))
+    chunks = await ctx.store.get_nodes(ids, provenance=False) if ids else []
+    kept = {str(c.id) for c in chunks if node_filter.matches(c)}
+    return [f for f in facts if f.chunk_id in kept]
 
 
 async def _maybe_search(
@@ -472,7 +499,7 @@ async def hybrid_context_items(
     """The hybrid context for ``opts.query`` as items (text, chunk id, score, …) in final
     order, without rendering or completion. The benchmark reads these."""
     config = _with_top_k(config, opts)
-    pool = await gather_candidates(ctx, opts.query, config)
+    pool = await gather_candidates(ctx, opts.query, config, node_set_filter(opts))
     passages = pool_passages(pool, opts.query, opts, config)
     if config.date_labels:
         await label_dates(ctx, passages)
@@ -528,6 +555,7 @@ class HybridRetriever(Retriever):
     output and the no-LLM error are handled there)."""
 
     search_types = frozenset({SearchType.HYBRID_COMPLETION})
+    supports_node_name = True
 
     def __init__(self, config: HybridConfig = DEFAULT_HYBRID_CONFIG) -> None:
         self.config = config

@@ -46,6 +46,7 @@ from engramdb.retrieval.dates import (
     parse_time_constraint,
 )
 from engramdb.retrieval.ranking import rank_by_score
+from engramdb.retrieval.retrievers.chunks import node_set_filter
 from engramdb.retrieval.retrievers.hybrid import (
     DEFAULT_HYBRID_CONFIG,
     CandidatePool,
@@ -153,7 +154,7 @@ async def _filtered(
         lexical_k=max(config.hybrid.lexical_k, config.filtered_search_k, opts.top_k),
         expand_chunks=max(config.filtered_expand_chunks, opts.top_k),
     )
-    pool: CandidatePool = await gather_candidates(ctx, opts.query, hybrid)
+    pool: CandidatePool = await gather_candidates(ctx, opts.query, hybrid, node_set_filter(opts))
     chunks = [chunk for chunk, _ in pool.chunks]
     doc_dates = await document_dates(ctx, chunks)
     chunk_dates = {chunk.id: find_dates(chunk.text) for chunk in chunks}
@@ -193,6 +194,7 @@ class TemporalRetriever(Retriever):
     :func:`~engramdb.retrieval.completion.complete`."""
 
     search_types = frozenset({SearchType.TEMPORAL})
+    supports_node_name = True
 
     def __init__(self, config: TemporalConfig = DEFAULT_TEMPORAL_CONFIG) -> None:
         self.config = config

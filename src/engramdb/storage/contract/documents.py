@@ -46,8 +46,14 @@ class DocumentStore(ABC):
 
     @abstractmethod
     async def get_or_create_dataset(self, owner_id: UUID, name: str) -> Dataset:
-        """The owner's dataset of that name, created if missing. Names are unique per owner; two
-        concurrent calls return the same dataset."""
+        """The owner's dataset of that name, created if missing (in the tenant the owner has
+        selected now). Names are unique per owner; two concurrent calls return the same
+        dataset."""
+
+    @abstractmethod
+    async def recreate_dataset(self, dataset: Dataset) -> Dataset:
+        """A new, empty dataset with ``dataset``'s owner, name and tenant and a new id (the old
+        one deleted first); an existing dataset of that owner and name is returned as is."""
 
     @abstractmethod
     async def get_dataset(self, dataset_id: UUID) -> Dataset | None: ...

@@ -39,6 +39,8 @@ from engramdb.errors import (
     EngramError,
     EngramValidationError,
     StorageError,
+    StorageFullError,
+    StorageReadOnlyError,
 )
 from engramdb.storage.migrations import check_version
 from engramdb.storage.postgres.config import PostgresTarget
@@ -119,6 +121,17 @@ def translate_error(exc: psycopg.Error, target: PostgresTarget) -> EngramError:
         )
     if isinstance(exc, psycopg.DataError):
         return EngramValidationError(f"PostgreSQL rejected a value ({text}).")
+    if isinstance(exc, errors.DiskFull):
+        return StorageFullError(
+            f"The PostgreSQL server of {where} is out of disk space ({text}); nothing was "
+            "written. Free space on its data volume."
+        )
+    if isinstance(exc, errors.ReadOnlySqlTransaction):
+        return StorageReadOnlyError(
+            f"The PostgreSQL server of {where} accepts no writes ({text}: a standby, or "
+            "default_transaction_read_only); nothing was written. Point ENGRAMDB_STORAGE_URL at "
+            "the primary. Reads keep working."
+        )
     if isinstance(exc, errors.InsufficientPrivilege):
         return StorageError(
             f"The PostgreSQL role of {where} lacks a privilege ({text}); grant it, or use a "

@@ -341,12 +341,54 @@ _V5_STAGED = Migration(
     ),
 )
 
+_V6_TENANTS = Migration(
+    6,
+    "tenants and roles: members, a user's selected tenant, a dataset's tenant, grants to any "
+    "principal (user, role, tenant)",
+    (
+        """CREATE TABLE tenants (
+            id uuid PRIMARY KEY,
+            name text NOT NULL,
+            owner_id uuid NOT NULL REFERENCES users (id),
+            created_at timestamptz NOT NULL
+        )""",
+        """CREATE TABLE tenant_members (
+            tenant_id uuid NOT NULL REFERENCES tenants (id),
+            user_id uuid NOT NULL REFERENCES users (id),
+            created_at timestamptz NOT NULL,
+            PRIMARY KEY (tenant_id, user_id)
+        )""",
+        "CREATE INDEX tenant_members_by_user ON tenant_members (user_id, tenant_id)",
+        """CREATE TABLE roles (
+            id uuid PRIMARY KEY,
+            tenant_id uuid NOT NULL REFERENCES tenants (id),
+            name text NOT NULL,
+            created_at timestamptz NOT NULL,
+            UNIQUE (tenant_id, name)
+        )""",
+        """CREATE TABLE role_members (
+            role_id uuid NOT NULL REFERENCES roles (id),
+            user_id uuid NOT NULL REFERENCES users (id),
+            created_at timestamptz NOT NULL,
+            PRIMARY KEY (role_id, user_id)
+        )""",
+        "CREATE INDEX role_members_by_user ON role_members (user_id, role_id)",
+        "ALTER TABLE users ADD COLUMN tenant_id uuid REFERENCES tenants (id)",
+        "ALTER TABLE datasets ADD COLUMN tenant_id uuid REFERENCES tenants (id)",
+        # The grantee may now be a role or a tenant (the store checks the grantee exists).
+        "ALTER TABLE grants DROP CONSTRAINT grants_grantee_id_fkey",
+        "ALTER TABLE grants ADD COLUMN grantee_kind text NOT NULL DEFAULT 'user' "
+        "CHECK (grantee_kind IN ('user', 'role', 'tenant'))",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
     _V3_DERIVED,
     _V4_ACCESS,
     _V5_STAGED,
+    _V6_TENANTS,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -33,7 +33,7 @@ from uuid import UUID
 import psycopg
 from psycopg import errors, sql
 
-from engramdb.errors import EmbeddingMismatchError, StorageError
+from engramdb.errors import DatabaseNotCreatedError, EmbeddingMismatchError, StorageError
 from engramdb.models.records import (
     Edge,
 )
@@ -69,7 +69,12 @@ from engramdb.storage.postgres.database import (
 )
 from engramdb.storage.postgres.locks import AdvisoryLocks
 from engramdb.storage.postgres.query import run_read_only
-from engramdb.storage.postgres.schema import MIGRATION_LOCK_KEY, applied_version, apply_migrations
+from engramdb.storage.postgres.schema import (
+    LATEST_VERSION,
+    MIGRATION_LOCK_KEY,
+    applied_version,
+    apply_migrations,
+)
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql.unit import UnitFactory
 
@@ -128,22 +133,9 @@ class PostgresStore(StoreCore):
     async def setup(self) -> None:
         conn = await self._connect_creating_database()
         try:
-            async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-                await self._ensure_extension(conn)
-                await conn.execute(
-                    sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
-                        sql.Identifier(self._target.schema)
-                    )
-                )
-                # The schema (and pgvector) may be new: point this transaction at them again.
-                await conn.execute(
-                    "SELECT set_config('search_path', format('%%I, %%s', %s::text, "
-                    "(SELECT format('%%I', n.nspname) FROM pg_extension e JOIN pg_namespace n "
-                    "ON n.oid = e.extnamespace WHERE e.extname = 'vector')), true)",
-                    (self._target.schema,),
-                )
-                applied = await apply_migrations(conn)
+            # Up to date: no DDL, so that a read-only server (a standby) can be opened to read.
+            current = await applied_version(conn, self._target.schema) == LATEST_VERSION
+            applied = [] if current else await self._migrate(conn)
         except psycopg.Error as exc:
             raise translate_error(exc, self._target) from exc
         finally:
@@ -151,6 +143,24 @@ class PostgresStore(StoreCore):
         if applied:
             logger.info("applied migrations %s to %s", applied, self._target.display)
         self._db.mark_verified()
+
+    async def _migrate(self, conn: Conn) -> list[int]:
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+            await self._ensure_extension(conn)
+            await conn.execute(
+                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                    sql.Identifier(self._target.schema)
+                )
+            )
+            # The schema (and pgvector) may be new: point this transaction at them again.
+            await conn.execute(
+                "SELECT set_config('search_path', format('%%I, %%s', %s::text, "
+                "(SELECT format('%%I', n.nspname) FROM pg_extension e JOIN pg_namespace n "
+                "ON n.oid = e.extnamespace WHERE e.extname = 'vector')), true)",
+                (self._target.schema,),
+            )
+            return await apply_migrations(conn)
 
     async def _connect_creating_database(self) -> Conn:
         try:
@@ -216,8 +226,9 @@ class PostgresStore(StoreCore):
     async def exists(self) -> bool:
         try:
             conn = await self._db.connect(autocommit=True)
-        except StorageError:
-            return False  # unreachable, or the database does not exist: not created
+        except DatabaseNotCreatedError:
+            return False  # the database does not exist: not created (an unreachable server
+            # is an error to report, never "nothing stored yet")
         try:
             if await applied_version(conn, self._target.schema) is None:
                 return False

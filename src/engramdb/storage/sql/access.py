@@ -15,17 +15,15 @@ from engramdb.errors import ConflictError, NotFoundError, StorageError
 from engramdb.models.access import ApiKeyInfo, Grant
 from engramdb.models.records import Dataset, User, utcnow
 from engramdb.storage.dialect import SqlDialect
-from engramdb.storage.sql.port import UnitPort
 from engramdb.storage.sql.rows import (
-    DATASET_COLUMNS,
     GRANT_COLUMNS,
     KEY_COLUMNS,
     USER_COLUMNS,
-    row_to_dataset,
     row_to_grant,
     row_to_key,
     row_to_user,
 )
+from engramdb.storage.sql.tenants import TenantMethods
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.types import StoredApiKey
 
@@ -34,9 +32,7 @@ __all__ = [
     "add_api_key",
     "add_grant",
     "get_api_key",
-    "granted_permissions",
     "list_api_keys",
-    "list_granted_datasets",
     "list_grants",
     "list_users",
     "remove_grant",
@@ -124,6 +120,10 @@ def revoke_api_key(d: SqlDialect, key_id: UUID) -> Unit[ApiKeyInfo | None]:
 # --- grants ------------------------------------------------------------------------------------
 
 
+#: Where each kind of grantee lives.
+_PRINCIPAL_TABLES = {"user": "users", "role": "roles", "tenant": "tenants"}
+
+
 def _grant_key(d: SqlDialect) -> str:
     return f"dataset_id = {d.param} AND grantee_id = {d.param} AND permission = {d.param}"
 
@@ -131,16 +131,18 @@ def _grant_key(d: SqlDialect) -> str:
 def add_grant(d: SqlDialect, grant: Grant) -> Unit[Grant]:
     if (yield from one(f"SELECT 1 FROM datasets WHERE id = {d.param}", grant.dataset_id)) is None:
         raise NotFoundError(f"No dataset with id {grant.dataset_id}.")
-    if (yield from user_by_id(d, grant.grantee_id)) is None:
-        raise NotFoundError(f"No user with id {grant.grantee_id}; create the user first.")
+    table = _PRINCIPAL_TABLES[grant.grantee_kind]
+    if (yield from one(f"SELECT 1 FROM {table} WHERE id = {d.param}", grant.grantee_id)) is None:
+        raise NotFoundError(f"No {grant.grantee_kind} with id {grant.grantee_id}.")
     yield from execute(
-        f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES ({d.params(5)}) "
+        f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES ({d.params(6)}) "
         "ON CONFLICT (dataset_id, grantee_id, permission) DO NOTHING",
         grant.dataset_id,
         grant.grantee_id,
         grant.permission,
         grant.granted_by,
         grant.created_at,
+        grant.grantee_kind,
     )
     row = yield from one(
         f"SELECT {GRANT_COLUMNS} FROM grants WHERE {_grant_key(d)}",
@@ -169,35 +171,7 @@ def list_grants(d: SqlDialect, dataset_id: UUID) -> Unit[list[Grant]]:
     return [row_to_grant(row) for row in rows]
 
 
-def granted_permissions(d: SqlDialect, dataset_id: UUID, grantee_id: UUID) -> Unit[frozenset[str]]:
-    rows = yield from all_rows(
-        f"SELECT permission FROM grants WHERE dataset_id = {d.param} AND grantee_id = {d.param}",
-        dataset_id,
-        grantee_id,
-    )
-    return frozenset(str(row[0]) for row in rows)
-
-
-def list_granted_datasets(
-    d: SqlDialect, grantee_id: UUID, permission: str | None
-) -> Unit[list[Dataset]]:
-    """In creation order (ties by insertion)."""
-    columns = ", ".join(f"d.{c.strip()}" for c in DATASET_COLUMNS.split(","))
-    params: list[object] = [grantee_id]
-    only = ""
-    if permission is not None:
-        only = f" AND g.permission = {d.param}"
-        params.append(permission)
-    rows = yield from all_rows(
-        f"SELECT {columns} FROM datasets d WHERE d.id IN "
-        f"(SELECT g.dataset_id FROM grants g WHERE g.grantee_id = {d.param}{only}) "
-        f"ORDER BY d.created_at, d.{d.row_order}",
-        *params,
-    )
-    return [row_to_dataset(row) for row in rows]
-
-
-class AccessMethods(UnitPort):
+class AccessMethods(TenantMethods):
     """The store's users, API keys and grants methods, each one unit above."""
 
     async def get_user(self, user_id: UUID) -> User | None:
@@ -235,14 +209,12 @@ class AccessMethods(UnitPort):
     async def list_grants(self, dataset_id: UUID) -> list[Grant]:
         return await self._read_unit(partial(list_grants, self.dialect, dataset_id))
 
+    # One grantee: the multi-principal reads of .tenants with one id.
+
     async def granted_permissions(self, dataset_id: UUID, grantee_id: UUID) -> frozenset[str]:
-        return await self._read_unit(
-            partial(granted_permissions, self.dialect, dataset_id, grantee_id)
-        )
+        return await self.permissions_of(dataset_id, [grantee_id])
 
     async def list_granted_datasets(
         self, grantee_id: UUID, permission: str | None = None
     ) -> list[Dataset]:
-        return await self._read_unit(
-            partial(list_granted_datasets, self.dialect, grantee_id, permission)
-        )
+        return await self.datasets_granted_to([grantee_id], permission)

@@ -110,17 +110,36 @@ def dataset_by_name(d: SqlDialect, owner_id: UUID, name: str) -> Unit[Dataset | 
 def ensure_dataset(d: SqlDialect, owner_id: UUID, name: str) -> Unit[Dataset]:
     if (yield from user_by_id(d, owner_id)) is None:
         raise NotFoundError(f"No user with id {owner_id}; create the user first.")
+    # A new dataset belongs to the tenant its owner has selected now (read in this transaction).
+    p = d.param
     yield from execute(
-        f"INSERT INTO datasets (id, owner_id, name, created_at) VALUES ({d.params(4)}) "
+        f"INSERT INTO datasets (id, owner_id, name, created_at, tenant_id) "
+        f"SELECT {p}, id, {p}, {p}, tenant_id FROM users WHERE id = {p} "
         "ON CONFLICT (owner_id, name) DO NOTHING",
         uuid4(),
-        owner_id,
         name,
         utcnow(),
+        owner_id,
     )
     dataset = yield from dataset_by_name(d, owner_id, name)
     if dataset is None:  # cannot happen: inserted or present, in this transaction
         raise StorageError(f"Dataset {name!r} could not be created.")
+    return dataset
+
+
+def recreate_dataset(d: SqlDialect, old: Dataset) -> Unit[Dataset]:
+    yield from execute(
+        f"INSERT INTO datasets (id, owner_id, name, created_at, tenant_id) VALUES ({d.params(5)}) "
+        "ON CONFLICT (owner_id, name) DO NOTHING",
+        uuid4(),
+        old.owner_id,
+        old.name,
+        utcnow(),
+        old.tenant_id,
+    )
+    dataset = yield from dataset_by_name(d, old.owner_id, old.name)
+    if dataset is None:  # cannot happen: inserted or present, in this transaction
+        raise StorageError(f"Dataset {old.name!r} could not be created.")
     return dataset
 
 
@@ -280,6 +299,9 @@ class RecordMethods(UnitPort):
 
     async def _create_dataset(self, owner_id: UUID, name: str) -> Dataset:
         return await self._write_unit(partial(ensure_dataset, self.dialect, owner_id, name))
+
+    async def recreate_dataset(self, dataset: Dataset) -> Dataset:
+        return await self._write_unit(partial(recreate_dataset, self.dialect, dataset))
 
     async def get_default_user(self) -> User | None:
         return await self._read_unit(partial(default_user, self.dialect))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from engramdb.models.access import ApiKeyInfo, Grant, Permission
+from engramdb.models.access import ApiKeyInfo, Grant, Permission, PrincipalKind
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, PipelineRun, RunStatus, User
 from engramdb.storage.dialect import SqlDialect
 from engramdb.storage.sql.unit import Row
@@ -33,8 +33,8 @@ __all__ = [
     "row_to_user",
 ]
 
-USER_COLUMNS = "id, email, is_default, created_at, is_admin"
-DATASET_COLUMNS = "id, owner_id, name, embedding_model, embedding_dim, created_at"
+USER_COLUMNS = "id, email, is_default, created_at, is_admin, tenant_id"
+DATASET_COLUMNS = "id, owner_id, name, embedding_model, embedding_dim, created_at, tenant_id"
 DATA_COLUMNS = (
     "id, dataset_id, name, content_hash, mime_type, importance_weight, external_metadata, "
     "node_set, size_bytes, chunk_count, created_at"
@@ -44,7 +44,7 @@ RUN_COLUMNS = (
     "hostname, counts, started_at, finished_at"
 )
 KEY_COLUMNS = "id, user_id, name, prefix, created_at, revoked_at, secret_hash"
-GRANT_COLUMNS = "dataset_id, grantee_id, permission, granted_by, created_at"
+GRANT_COLUMNS = "dataset_id, grantee_id, permission, granted_by, created_at, grantee_kind"
 
 
 #: The node and edge columns (aliases ``n`` and ``e``) of each backend: the last one is the
@@ -111,6 +111,7 @@ def row_to_user(row: Row) -> User:
         is_default=bool(row[2]),
         created_at=as_time(row[3]),
         is_admin=bool(row[4]),
+        tenant_id=None if row[5] is None else as_uuid(row[5]),
     )
 
 
@@ -122,6 +123,7 @@ def row_to_dataset(row: Row) -> Dataset:
         embedding_model=row[3],
         embedding_dim=row[4],
         created_at=as_time(row[5]),
+        tenant_id=None if row[6] is None else as_uuid(row[6]),
     )
 
 
@@ -177,6 +179,7 @@ def row_to_grant(row: Row) -> Grant:
         permission=cast(Permission, row[2]),
         granted_by=as_uuid(row[3]),
         created_at=as_time(row[4]),
+        grantee_kind=cast(PrincipalKind, row[5]),
     )
 
 

@@ -25,11 +25,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from engramdb.errors import ConflictError, DatabaseNotCreatedError, StorageError
+from engramdb.errors import (
+    ConflictError,
+    DatabaseDamagedError,
+    DatabaseNotCreatedError,
+    StorageError,
+    StorageFullError,
+    StorageReadOnlyError,
+)
 from engramdb.storage.migrations import check_version
 from engramdb.storage.sqlite.schema import LATEST_VERSION, applied_versions
 
-__all__ = ["Database", "is_busy", "translate_error"]
+__all__ = ["DAMAGED_MESSAGE", "Database", "damaged", "is_busy", "translate_error"]
 
 T = TypeVar("T")
 
@@ -56,6 +63,23 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+#: How messages name where the store lives (never the absolute path: messages reach clients).
+DATA_DIR_SETTING = "ENGRAMDB_DATA_DIR"
+DAMAGED_MESSAGE = (
+    f"The database file in the data directory ({DATA_DIR_SETTING}) is damaged or is not an "
+    "engramdb database; nothing was changed. Restore the data directory from a copy, or point "
+    "the setting at another directory."
+)
+
+
+def damaged(exc: sqlite3.Error) -> bool:
+    """True when SQLite says the file is not a database or is malformed."""
+    lowered = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in lowered or "malformed" in lowered or "file is encrypted" in lowered
+    )
+
+
 def translate_error(exc: sqlite3.Error, path: Path) -> Exception:
     """Map a driver error onto the engramdb error tree (callers ``raise ... from exc``)."""
     text = str(exc)
@@ -68,6 +92,19 @@ def translate_error(exc: sqlite3.Error, path: Path) -> Exception:
                 f"A write refers to a row that does not exist ({text}); nothing was written."
             )
         return StorageError(f"A write violates a database constraint ({text}).")
+    if "disk is full" in lowered or "disk full" in lowered:
+        return StorageFullError(
+            f"The disk holding the data directory ({DATA_DIR_SETTING}) is full; nothing was "
+            "written. Free space on it, or move the data directory to a larger disk."
+        )
+    if "readonly" in lowered or "read-only" in lowered:
+        return StorageReadOnlyError(
+            f"The database in the data directory ({DATA_DIR_SETTING}) is read-only; nothing was "
+            "written. Give this process write permission on the directory and its files, or "
+            "point the setting at a writable directory. Reads keep working."
+        )
+    if damaged(exc):
+        return DatabaseDamagedError(DAMAGED_MESSAGE)
     if "no such table" in lowered:
         return DatabaseNotCreatedError(
             f"The database at {path} has no engramdb schema; run setup() first."
@@ -147,6 +184,15 @@ class Database:
             self._reader = self._connect(READER_CACHE_KIB)
         self._verify_schema(self._reader)
         return self._reader
+
+    def applied(self) -> set[int]:
+        """The migration versions the file records, read without a write transaction."""
+        with self._write_lock:
+            try:
+                conn = self._get_writer(verify=False)
+                return _retry(lambda: applied_versions(conn))
+            except sqlite3.Error as exc:
+                raise translate_error(exc, self.path) from exc
 
     def mark_verified(self) -> None:
         self._verified = True

@@ -362,6 +362,62 @@ _V8_STAGED = Migration(
     ),
 )
 
+_V9_TENANTS = Migration(
+    9,
+    "tenants and roles: members, a user's selected tenant, a dataset's tenant, grants to any "
+    "principal (user, role, tenant)",
+    (
+        """CREATE TABLE tenants (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            owner_id TEXT NOT NULL REFERENCES users(id),
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE tenant_members (
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            user_id TEXT NOT NULL REFERENCES users(id),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX tenant_members_by_user ON tenant_members(user_id, tenant_id)",
+        """CREATE TABLE roles (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (tenant_id, name)
+        )""",
+        """CREATE TABLE role_members (
+            role_id TEXT NOT NULL REFERENCES roles(id),
+            user_id TEXT NOT NULL REFERENCES users(id),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (role_id, user_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX role_members_by_user ON role_members(user_id, role_id)",
+        "ALTER TABLE users ADD COLUMN tenant_id TEXT REFERENCES tenants(id)",
+        "ALTER TABLE datasets ADD COLUMN tenant_id TEXT REFERENCES tenants(id)",
+        # The grantee may now be a role or a tenant: rebuilt without the foreign key to users
+        # (the store checks the grantee exists), with the grantee's kind. Nothing references
+        # grants, so the copy-drop-rename is safe inside the migration's transaction.
+        """CREATE TABLE grants_v9 (
+            dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+            grantee_id TEXT NOT NULL,
+            permission TEXT NOT NULL
+                CHECK (permission IN ('read', 'write', 'delete', 'share')),
+            granted_by TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            grantee_kind TEXT NOT NULL DEFAULT 'user'
+                CHECK (grantee_kind IN ('user', 'role', 'tenant')),
+            PRIMARY KEY (dataset_id, grantee_id, permission)
+        ) WITHOUT ROWID""",
+        "INSERT INTO grants_v9 (dataset_id, grantee_id, permission, granted_by, created_at) "
+        "SELECT dataset_id, grantee_id, permission, granted_by, created_at FROM grants",
+        "DROP TABLE grants",
+        "ALTER TABLE grants_v9 RENAME TO grants",
+        "CREATE INDEX grants_by_grantee ON grants(grantee_id, permission)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -371,6 +427,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V6_DERIVED,
     _V7_ACCESS,
     _V8_STAGED,
+    _V9_TENANTS,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

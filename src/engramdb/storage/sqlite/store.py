@@ -56,14 +56,15 @@ from engramdb.storage.base import (
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
+from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import derived, documents, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
-from engramdb.storage.sqlite.database import Database
+from engramdb.storage.sqlite.database import Database, damaged, is_busy, translate_error
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
 from engramdb.storage.sqlite.rows import to_time
-from engramdb.storage.sqlite.schema import applied_versions, apply_migrations
+from engramdb.storage.sqlite.schema import MIGRATIONS, applied_versions, apply_migrations
 from engramdb.storage.sqlite.units import run_unit
 from engramdb.storage.sqlite.vector_cache import VectorCache
 
@@ -123,7 +124,10 @@ class SqliteStore(StoreCore):
 
     def _setup_sync(self) -> None:
         self._db.setup_file()
-        self._db.write(lambda conn: apply_migrations(conn, to_time(utcnow())), verify=False)
+        # An up-to-date database needs no write transaction: opening a read-only store (or one
+        # on a full disk) for reading must work.
+        if pending(MIGRATIONS, self._db.applied()):
+            self._db.write(lambda conn: apply_migrations(conn, to_time(utcnow())), verify=False)
         self._db.mark_verified()
 
     async def close(self) -> None:
@@ -139,14 +143,18 @@ class SqliteStore(StoreCore):
         try:
             # Read-only: looking must never create or change the database.
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
-        except sqlite3.Error:
-            return False
+        except sqlite3.Error as exc:
+            raise translate_error(exc, self.path) from exc
         try:
             if not applied_versions(conn):
                 return False
             row = conn.execute("SELECT 1 FROM users WHERE is_default = 1").fetchone()
             return row is not None
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            # A file that is not (or no longer) a database is an error to report, never
+            # "nothing stored yet": callers would then answer "no such key" or "no datasets".
+            if damaged(exc) or is_busy(exc):
+                raise translate_error(exc, self.path) from exc
             return False
         finally:
             conn.close()

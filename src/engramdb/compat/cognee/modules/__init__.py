@@ -1,1 +1,1 @@
-"""``cognee.modules`` over engramdb (only :mod:`.search.types`)."""
+"""``cognee.modules`` over engramdb (:mod:`.search.types`, :mod:`.users`, :mod:`.data`, ...)."""

@@ -1,0 +1,1 @@
+"""``cognee.infrastructure``: the engine models (``cognee.infrastructure.engine``)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.data`` over engramdb (only :mod:`.methods`)."""

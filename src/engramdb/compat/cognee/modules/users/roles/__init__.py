@@ -1,0 +1,1 @@
+"""``cognee.modules.users.roles`` over engramdb (:mod:`.methods`)."""

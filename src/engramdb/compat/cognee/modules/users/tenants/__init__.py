@@ -1,0 +1,1 @@
+"""``cognee.modules.users.tenants`` over engramdb (:mod:`.methods`)."""

@@ -1,0 +1,5 @@
+"""``cognee.pipelines.types``: ``Drop``."""
+
+from engramdb.pipelines import Drop
+
+__all__ = ["Drop"]

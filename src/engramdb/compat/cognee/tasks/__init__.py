@@ -1,0 +1,1 @@
+"""``cognee.tasks``: the storage tasks (``cognee.tasks.storage``)."""

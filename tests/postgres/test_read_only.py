@@ -1,0 +1,27 @@
+"""Issue 14 item 8 on PostgreSQL: a server that accepts no writes (a standby, or
+``default_transaction_read_only``) is a clear StorageReadOnlyError (503); reads keep working."""
+
+from __future__ import annotations
+
+import pytest
+
+import engramdb
+from engramdb.errors import StorageReadOnlyError
+from tests.postgres.server import PostgresServer, with_query
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+
+async def test_a_read_only_server_refuses_writes_and_keeps_reading(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.fresh_url()
+    async with engramdb.Engine(storage_url=url) as mem:
+        await mem.remember("Owls hunt at night.", self_improvement=False)
+    read_only = with_query(url, options="-cdefault_transaction_read_only=on")
+    async with engramdb.Engine(storage_url=read_only) as mem:
+        found = await mem.recall("owls", engramdb.SearchType.CHUNKS)
+        assert [r.text for r in found] == ["Owls hunt at night."]
+        with pytest.raises(StorageReadOnlyError, match="ENGRAMDB_STORAGE_URL") as caught:
+            await mem.remember("Bats fly at dusk.", self_improvement=False)
+    assert caught.value.status_code == 503
