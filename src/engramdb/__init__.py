@@ -19,6 +19,7 @@ from engramdb.errors import (
     CypherSyntaxError,
     CypherTimeoutError,
     CypherUnsupportedError,
+    DatabaseDamagedError,
     DatabaseNotCreatedError,
     DataNotFoundError,
     DatasetNotFoundError,
@@ -45,6 +46,8 @@ from engramdb.errors import (
     RoleNotFoundError,
     StatementTimeoutError,
     StorageError,
+    StorageFullError,
+    StorageReadOnlyError,
     TenantNotFoundError,
     UserNotFoundError,
 )
@@ -54,6 +57,7 @@ from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
     from engramdb import access, datasets, prune, session
+    from engramdb.agent_memory import agent_memory
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
@@ -186,6 +190,7 @@ _LAZY = {
     "run_tasks": "engramdb.pipelines",
     "run_custom_pipeline": "engramdb.pipelines",
     "memify": "engramdb.pipelines",
+    "agent_memory": "engramdb.agent_memory",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -210,6 +215,7 @@ __all__ = [
     "CypherUnsupportedError",
     "DataNotFoundError",
     "DataPoint",
+    "DatabaseDamagedError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
     "Drop",
@@ -253,6 +259,8 @@ __all__ = [
     "StageResult",
     "StatementTimeoutError",
     "StorageError",
+    "StorageFullError",
+    "StorageReadOnlyError",
     "Task",
     "Tenant",
     "TenantNotFoundError",
@@ -267,6 +275,7 @@ __all__ = [
     "add_data_points",
     "add_user_to_role",
     "add_user_to_tenant",
+    "agent_memory",
     "authenticate",
     "check",
     "cognify",

@@ -37,6 +37,9 @@ Messages say what went wrong *and* how to fix it.
     │   └── ModelFileError (500)
     ├── StorageError (500)
     │   ├── DatabaseNotCreatedError (500)
+    │   ├── DatabaseDamagedError (503)
+    │   ├── StorageFullError (507)
+    │   ├── StorageReadOnlyError (503)
     │   └── LockTimeoutError (503)
     ├── RemoteUnavailableError (503)
     └── FeatureNotAvailableError (501, also a NotImplementedError)
@@ -62,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CYPHER_DOCS_HINT",
+    "LLM_SETTINGS_HINT",
     "AuthenticationError",
     "CogneeValidationError",
     "ConfigurationError",
@@ -70,6 +74,7 @@ __all__ = [
     "CypherTimeoutError",
     "CypherUnsupportedError",
     "DataNotFoundError",
+    "DatabaseDamagedError",
     "DatabaseNotCreatedError",
     "DatasetNotFoundError",
     "EmbeddingMismatchError",
@@ -95,6 +100,8 @@ __all__ = [
     "RoleNotFoundError",
     "StatementTimeoutError",
     "StorageError",
+    "StorageFullError",
+    "StorageReadOnlyError",
     "TenantNotFoundError",
     "UnauthenticatedError",
     "UserNotFoundError",

@@ -12,6 +12,9 @@ lives in the same database as the rest of memory.
     (turn,) = await engramdb.session.get_session("chat-1", last_n=1)
     await engramdb.session.add_feedback("chat-1", turn.qa_id, feedback_score=5)
 
+``distill_session(session_id, dataset)`` writes the session's learned guidance into a dataset
+now (what ``improve(session_ids=[...])`` does in its ``distill_sessions`` stage).
+
 Ratings are 1..5; 3 is neutral. An explicit rating always replaces an inferred one (AUTO_FEEDBACK),
 an inferred one never replaces an explicit one. ``improve(session_ids=[...])`` spends them.
 """
@@ -36,6 +39,7 @@ __all__ = [
     "add_trace",
     "delete_feedback",
     "delete_session",
+    "distill_session",
     "get_session",
     "get_traces",
     "list_sessions",
@@ -57,6 +61,7 @@ add_qa = _verbs["add_qa"]
 add_trace = _verbs["add_trace"]
 get_traces = _verbs["get_traces"]
 add_guidance = _verbs["add_guidance"]
+distill_session = _verbs["distill_session"]
 
 
 def traced(

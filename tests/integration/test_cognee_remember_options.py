@@ -100,3 +100,12 @@ async def test_chunk_size_sets_the_chunk_budget() -> None:
     small = await engramdb.remember(sentences, "small", chunk_size=32, self_improvement=False)
     large = await engramdb.remember(sentences, "large", chunk_size=1024, self_improvement=False)
     assert small.counts["chunks"] > large.counts["chunks"] == 1
+
+
+async def test_items_processed_counts_what_the_call_handled() -> None:
+    first = await engramdb.remember(["Owls hunt.", "Bats fly."], self_improvement=False)
+    assert first.items_processed == 2
+    again = await engramdb.remember(["Owls hunt.", "Moles dig."], self_improvement=False)
+    assert again.items_processed == 2  # one skipped, one new: both handled
+    noted = await engramdb.remember(["a note", "another"], session_id="s1")
+    assert noted.items_processed == len(noted.entry_ids) > 0

@@ -10,6 +10,7 @@ import pytest
 
 from tests.integration import (
     test_cognee_datasets,
+    test_cognee_engine_objects,
     test_cognee_ontology,
     test_conflicts,
     test_custom_graph_models,
@@ -36,6 +37,7 @@ _MODULES = (
     test_cognee_ontology,
     test_custom_graph_models,
     test_pipelines,
+    test_cognee_engine_objects,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

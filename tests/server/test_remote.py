@@ -202,6 +202,20 @@ async def test_session_verbs_over_http_match_in_process(remote: LiveServer, alic
     assert await engramdb.session.list_sessions() == []
 
 
+async def test_distill_session_over_http(remote: LiveServer, alice: Account) -> None:
+    await engramdb.remember("Owls hunt at night.", dataset_name="birds")
+    await engramdb.session.add_guidance("chat", "Name the species.", section="rules")
+    from engramdb.models.sessions import DistillationResult
+
+    result = await engramdb.session.distill_session("chat", "birds")
+    assert isinstance(result, DistillationResult)
+    assert result.status == "completed" and "Name the species." in result.documents[0]
+    again = await engramdb.session.distill_session("chat", dataset="birds")
+    assert again.status == "no_new_entries"
+    with pytest.raises(engramdb.EngramValidationError):
+        await engramdb.session.distill_session("chat", "birds", max_batches=-1)
+
+
 async def test_graph_skills_and_visualize_over_http_match_in_process(
     remote: LiveServer, alice: Account, tmp_path: Path
 ) -> None:

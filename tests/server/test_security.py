@@ -80,6 +80,7 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "POST /api/v1/roles",
         "POST /api/v1/roles/{role_id}/users",
         "POST /api/v1/search",
+        "POST /api/v1/sessions/{session_id}/distill",
         "POST /api/v1/sessions/{session_id}/entries",
         "POST /api/v1/sessions/{session_id}/feedback",
         "POST /api/v1/sessions/{session_id}/guidance",

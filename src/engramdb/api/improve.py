@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from uuid import UUID
 
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.context import ImproveOptions
 from engramdb.improvement.runner import improve_dataset
 from engramdb.models.improve import ImproveResult
+from engramdb.models.records import User
 from engramdb.models.requests import ImproveRequest
 from engramdb.sessions.validation import validate_session_id
 
-__all__ = ["ImproveResult", "improve", "validated_session_ids"]
+__all__ = ["ImproveResult", "improve", "improve_stage", "validated_session_ids"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,3 +70,37 @@ def validated_session_ids(value: Sequence[str] | None) -> tuple[str, ...]:
     if isinstance(value, str):
         raise EngramValidationError("session_ids must be a list of session ids, not one string")
     return tuple(dict.fromkeys(validate_session_id(s) for s in value))
+
+
+async def improve_stage(
+    engine: Engine,
+    stage: str,
+    *,
+    user: User | None,
+    session_ids: Sequence[str] | None,
+    dataset: str | UUID,
+    run_in_background: bool = False,
+    feedback_alpha: float | None = None,
+) -> ImproveResult:
+    """``improve(dataset, session_ids=...)`` with only ``stage`` run (the others are reported
+    skipped, reason ``not_requested``), validated as improve() validates its options. Used by
+    the reference's memify pipelines and by agent_memory's periodic trace persistence."""
+    from engramdb.verbs import verb
+
+    checked = verb("improve").build(
+        {
+            "dataset": dataset,
+            "session_ids": session_ids,
+            "feedback_alpha": feedback_alpha,
+            "run_in_background": run_in_background,
+            "user": user,
+        }
+    )
+    options = ImproveOptions(
+        session_ids=validated_session_ids(checked.session_ids),
+        feedback_alpha=checked.feedback_alpha,
+        only_stages=frozenset({stage}),
+    )
+    return await improve_dataset(
+        checked.dataset, options, user=user, run_in_background=run_in_background, engine=engine
+    )

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
 from engramdb.engine import Engine
-from engramdb.errors import EngramValidationError
+from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 from engramdb.improvement.auto import (
     auto_improve_after_ingest,
     auto_improve_after_session_write,
@@ -28,6 +28,7 @@ from engramdb.sessions.entries import (
     FeedbackEntry,
     MemoryEntry,
     QAEntry,
+    SkillRunEntry,
     TraceEntry,
 )
 from engramdb.sessions.validation import (
@@ -145,6 +146,12 @@ async def remember_in_session(engine: Engine, request: RememberRequest) -> Remem
     (improve(session_ids=...) bridges sessions later); ``status`` is "session_stored"."""
     r = request
     data, dataset_name, session_id, user = r.data, r.dataset_name, r.session_id, r.user
+    if isinstance(data, SkillRunEntry):
+        raise FeatureNotAvailableError(
+            "remember(SkillRunEntry(...)) is not supported: engramdb does not score skill runs; "
+            "rate the answer with session.add_feedback(...) and store or update the skill with "
+            "remember_skill(...)"
+        )
     importance_weight, node_set = r.importance_weight, r.node_set
     external_metadata, self_improvement = r.external_metadata, r.self_improvement
     validate_importance_weight(importance_weight)

@@ -15,12 +15,13 @@ from engramdb.models.requests.sessions import (
     AddTraceRequest,
     DeleteFeedbackRequest,
     DeleteSessionRequest,
+    DistillSessionRequest,
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
 )
 from engramdb.models.results import ResponseAgentTraceEntry, ResponseQAEntry
-from engramdb.models.sessions import SessionRecord
+from engramdb.models.sessions import DistillationResult, SessionRecord
 from engramdb.sessions.guidance import add_guidance as _store_guidance
 from engramdb.sessions.lanes import qa_response, trace_response
 from engramdb.sessions.validation import (
@@ -38,6 +39,7 @@ __all__ = [
     "add_trace",
     "delete_feedback",
     "delete_session",
+    "distill_session",
     "get_session",
     "get_traces",
     "list_sessions",
@@ -244,3 +246,38 @@ async def add_guidance(engine: Engine, request: AddGuidanceRequest) -> str:
         content=content,
     )
     return str(stored.id)
+
+
+async def distill_session(engine: Engine, request: DistillSessionRequest) -> DistillationResult:
+    """Distill the session's learned guidance into ``dataset`` now, as the ``distill_sessions``
+    stage of ``improve(session_ids=[...])`` does, without the other stages: the gated entries
+    (confidence >= 0.5, personal preferences excepted) not yet distilled into that dataset
+    become one ``session_learnings`` document, searchable like any other. Needs write
+    permission on the dataset (a name is your own dataset, created if missing). Runs under the
+    dataset's lock and the session's improve claim, so it queues behind a running improve."""
+    from contextlib import AsyncExitStack
+
+    from engramdb.access.permissions import dataset_for_write
+    from engramdb.improvement.context import ImproveContext, ImproveOptions
+    from engramdb.improvement.learning import distill_session_entries
+
+    sid = validate_session_id(request.session_id)
+    eng, owner = await _writer(engine, request.user)
+    dataset = await dataset_for_write(eng.store, owner, request.dataset)
+    ctx = ImproveContext(
+        engine=eng, user=owner, dataset=dataset, options=ImproveOptions(session_ids=(sid,))
+    )
+    timeout = eng.settings.engramdb_lock_timeout
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(eng.store.lock(f"dataset:{dataset.id}", timeout=timeout))
+        await stack.enter_async_context(
+            eng.store.lock(f"improve-session:{owner.id}:{sid}", timeout=timeout)
+        )
+        done = await distill_session_entries(ctx, sid, max_batches=request.max_batches)
+    return DistillationResult(
+        session_id=sid,
+        dataset_id=str(dataset.id),
+        status=done.status,
+        documents=list(done.documents),
+        uncurated_entries=done.uncurated_entries,
+    )

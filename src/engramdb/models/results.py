@@ -103,6 +103,12 @@ class RememberResult(BaseModel):
     def __await__(self) -> Generator[Any, None, RememberResult]:
         return self.wait().__await__()
 
+    @property
+    def items_processed(self) -> int:
+        """How many inputs this call handled (cognee's ``RememberResult.items_processed``): its
+        items, skipped ones included, or the session entries it stored."""
+        return len(self.items) or len(self.entry_ids)
+
 
 class ForgetResult(BaseModel):
     datasets: int = 0

@@ -25,6 +25,7 @@ __all__ = [
     "QA_SECTIONS",
     "ContextProfile",
     "ContextRecord",
+    "DistillationResult",
     "EntryKind",
     "EntryMark",
     "FeedbackSource",
@@ -155,3 +156,19 @@ class EntryMark:
     kind: EntryKind
     entry_id: UUID
     rating_rev: int = 0
+
+
+class DistillationResult(BaseModel):
+    """What ``session.distill_session()`` did (the reference's fields).
+
+    ``status``: ``completed`` (``documents`` holds the learnings text written into the
+    dataset), ``no_gated_entries`` (no guidance entry of the session passes the gate:
+    confidence >= 0.5, not a personal preference) or ``no_new_entries`` (all were distilled into
+    this dataset before; nothing was written). ``uncurated_entries``: gated entries consumed
+    without curation because ``max_batches`` capped the run."""
+
+    session_id: str
+    dataset_id: str | None = None
+    status: Literal["completed", "no_gated_entries", "no_new_entries"]
+    documents: list[str] = Field(default_factory=list)
+    uncurated_entries: int = 0

@@ -51,6 +51,21 @@ REMEMBER_BODY: dict[str, Any] = {
     }
 }
 
+
+def _json_types(prop: dict[str, Any]) -> set[str]:
+    """The JSON types a field's schema admits (``null`` left out)."""
+    options = prop.get("anyOf", [prop])
+    return {o["type"] for o in options if o.get("type") not in (None, "null")}
+
+
+#: The wire fields of remember a multipart form carries besides its files: every field of the
+#: JSON body (derived from the one request model) but ``data``, whose texts come as ``texts``.
+_FORM_FIELDS: dict[str, dict[str, Any]] = {
+    name: prop
+    for name, prop in _REMEMBER.wire_model.model_json_schema()["properties"].items()
+    if name != "data"
+}
+
 #: The multipart form of ``POST /api/v1/remember`` (merged into the OpenAPI components).
 REMEMBER_UPLOAD_SCHEMA: dict[str, Any] = {
     "title": "RememberUpload",
@@ -67,18 +82,42 @@ REMEMBER_UPLOAD_SCHEMA: dict[str, Any] = {
             "items": {"type": "string"},
             "description": "Texts to ingest along with the files.",
         },
-        "dataset_name": {"type": "string", "default": "main_dataset"},
-        "importance_weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
-        "self_improvement": {"type": "boolean", "default": True},
-        "run_in_background": {"type": "boolean", "default": False},
-        "node_set": {"type": "array", "items": {"type": "string"}},
-        "chunker": {
-            "type": "string",
-            "enum": ["TextChunker", "TextChunkerWithOverlap", "CsvChunker"],
+        **{
+            name: (
+                {"type": "string", "description": "A JSON object, as text."}
+                if "object" in _json_types(prop)
+                else prop
+            )
+            for name, prop in _FORM_FIELDS.items()
         },
-        "external_metadata": {"type": "string", "description": "A JSON object, as text."},
     },
 }
+
+
+def _form_value(name: str, form: Any) -> Any:
+    """One form field as the JSON value of the body field ``name`` (by its declared type)."""
+    types = _json_types(_FORM_FIELDS[name])
+    if "array" in types:
+        return [v for v in form.getlist(name) if isinstance(v, str)]
+    text = form.get(name)
+    if not isinstance(text, str):
+        raise EngramValidationError(f"form field {name!r} must be text")
+    try:
+        if "object" in types:
+            value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError
+            return value
+        if "boolean" in types:
+            return {"true": True, "1": True, "false": False, "0": False}[text.strip().lower()]
+        if "integer" in types:
+            return int(text)
+        if "number" in types:
+            return float(text)
+    except (ValueError, KeyError) as exc:
+        kind = next(iter(sorted(types)), "text")
+        raise EngramValidationError(f"form field {name!r} must be a {kind}: {text!r}") from exc
+    return text
 
 
 def runs_of(request: Request) -> RunRegistry:
@@ -114,34 +153,13 @@ async def _form_request(request: Request) -> tuple[Any, list[UploadFile]]:
     uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
     if not uploads:
         raise EngramValidationError("a multipart remember needs at least one 'files' part")
-    fields: dict[str, Any] = {"data": [t for t in form.getlist("texts") if isinstance(t, str)]}
-    for key in ("dataset_name", "importance_weight", "self_improvement", "run_in_background"):
-        value = form.get(key)
-        if isinstance(value, str):
-            fields[key] = value
-    chunker = form.get("chunker")
-    if isinstance(chunker, str):
-        fields["chunker"] = chunker
-    tags = [t for t in form.getlist("node_set") if isinstance(t, str)]
-    if tags:
-        fields["node_set"] = tags
-    metadata = form.get("external_metadata")
-    if isinstance(metadata, str) and metadata:
-        try:
-            fields["external_metadata"] = json.loads(metadata)
-        except ValueError as exc:
-            raise EngramValidationError("external_metadata must be a JSON object") from exc
-    if "importance_weight" in fields:
-        try:
-            fields["importance_weight"] = float(fields["importance_weight"])
-        except ValueError as exc:
-            raise EngramValidationError("importance_weight must be a number in [0, 1]") from exc
-    for flag in ("self_improvement", "run_in_background"):
-        if flag in fields:
-            fields[flag] = str(fields[flag]).lower() in ("1", "true", "yes", "on")
     unknown = set(form.keys()) - set(REMEMBER_UPLOAD_SCHEMA["properties"])
     if unknown:
         raise EngramValidationError(f"unknown form field(s): {', '.join(sorted(unknown))}")
+    fields: dict[str, Any] = {"data": [t for t in form.getlist("texts") if isinstance(t, str)]}
+    for name in _FORM_FIELDS:
+        if name in form:
+            fields[name] = _form_value(name, form)
     return parse_body(_REMEMBER, json.dumps(fields)), uploads
 
 

@@ -8,10 +8,18 @@ entry with an empty question and the text as its answer).
 from __future__ import annotations
 
 from typing import Any, Literal
+from uuid import uuid4
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MEMORY_ENTRY_TYPES", "FeedbackEntry", "MemoryEntry", "QAEntry", "TraceEntry"]
+__all__ = [
+    "MEMORY_ENTRY_TYPES",
+    "FeedbackEntry",
+    "MemoryEntry",
+    "QAEntry",
+    "SkillRunEntry",
+    "TraceEntry",
+]
 
 
 class _Entry(BaseModel):
@@ -57,5 +65,33 @@ class FeedbackEntry(_Entry):
     feedback_score: int | None = None
 
 
-MemoryEntry = QAEntry | TraceEntry | FeedbackEntry
-MEMORY_ENTRY_TYPES: tuple[type[BaseModel], ...] = (QAEntry, TraceEntry, FeedbackEntry)
+class SkillRunEntry(_Entry):
+    """The reference's record of one skill execution, with its fields. ``remember()`` refuses
+    it (FeatureNotAvailableError): engramdb does not score skill runs; rate the answer with
+    ``session.add_feedback`` and store the skill with ``remember_skill``."""
+
+    type: Literal["skill_run"] = "skill_run"
+    run_id: str = Field(default_factory=lambda: str(uuid4()))
+    selected_skill_id: str
+    task_text: str = ""
+    result_summary: str = ""
+    success_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    feedback: float = Field(default=0.0, ge=-1.0, le=1.0)
+    error_type: str = ""
+    error_message: str = ""
+    started_at_ms: int = Field(default=0, ge=0)
+    latency_ms: int = Field(default=0, ge=0)
+    candidate_skill_ids: list[str] = Field(default_factory=list)
+    task_pattern_id: str = ""
+    router_version: str = ""
+    tool_trace: list[dict[str, Any]] = Field(default_factory=list)
+    node_set: str = "skills"
+
+
+MemoryEntry = QAEntry | TraceEntry | FeedbackEntry | SkillRunEntry
+MEMORY_ENTRY_TYPES: tuple[type[BaseModel], ...] = (
+    QAEntry,
+    TraceEntry,
+    FeedbackEntry,
+    SkillRunEntry,
+)

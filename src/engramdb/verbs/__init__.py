@@ -68,6 +68,7 @@ from engramdb.models.requests.sessions import (
     AddTraceRequest,
     DeleteFeedbackRequest,
     DeleteSessionRequest,
+    DistillSessionRequest,
     GetSessionRequest,
     GetTracesRequest,
     ListSessionsRequest,
@@ -87,7 +88,7 @@ from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseQAEntry,
 )
-from engramdb.models.sessions import SessionRecord
+from engramdb.models.sessions import DistillationResult, SessionRecord
 from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
 from engramdb.models.snapshot import GraphSnapshot
 from engramdb.verbs.spec import Http, HttpMethod, Verb, VerbRequest, signature_for
@@ -465,6 +466,13 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "/{session_id}/traces",
     ),
     _session_verb("add_guidance", AddGuidanceRequest, str, "POST", "/{session_id}/guidance"),
+    _session_verb(
+        "distill_session",
+        DistillSessionRequest,
+        DistillationResult,
+        "POST",
+        "/{session_id}/distill",
+    ),
 )
 
 #: name -> verb.

@@ -62,6 +62,34 @@ class CogneeAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         alias = module.__spec__
         if alias is not None and alias.loader_state is not None:
             module.__spec__ = alias.loader_state
+            _keep_package_names(alias.name)
+
+
+class _PackageKeepingNames(ModuleType):
+    """A package whose names bound to a submodule's object (``llm.LLMGateway`` the class of
+    ``llm/LLMGateway.py``, as cognee lays them out) survive that submodule's first import under
+    its ``cognee.`` alias: the import system then sets the package attribute to the submodule,
+    which a direct import never does once the package has run."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        current = self.__dict__.get(name)
+        if (
+            isinstance(value, ModuleType)
+            and current is not None
+            and not isinstance(current, ModuleType)
+            and value.__name__ == f"{self.__name__}.{name}"
+        ):
+            return
+        super().__setattr__(name, value)
+
+
+def _keep_package_names(alias_name: str) -> None:
+    parent_name, _, child = alias_name.rpartition(".")
+    parent = sys.modules.get(parent_name) if parent_name else None
+    if parent is None or type(parent) is not ModuleType:
+        return
+    if not isinstance(parent.__dict__.get(child, parent), ModuleType):
+        parent.__class__ = _PackageKeepingNames
 
 
 def run_cognee_script(script: str | Path, args: Sequence[str] = ()) -> None:

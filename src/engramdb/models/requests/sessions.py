@@ -8,7 +8,13 @@ from uuid import UUID
 from pydantic import BeforeValidator, Field
 
 from engramdb.errors import EngramValidationError
-from engramdb.models.requests.common import MAX_SESSION_ID, MAX_TOP_K, UserOption, VerbRequest
+from engramdb.models.requests.common import (
+    MAX_SESSION_ID,
+    MAX_TOP_K,
+    DatasetRef,
+    UserOption,
+    VerbRequest,
+)
 
 __all__ = [
     "MAX_FEEDBACK_TEXT",
@@ -20,6 +26,7 @@ __all__ = [
     "AddTraceRequest",
     "DeleteFeedbackRequest",
     "DeleteSessionRequest",
+    "DistillSessionRequest",
     "GetSessionRequest",
     "GetTracesRequest",
     "ListSessionsRequest",
@@ -166,3 +173,22 @@ class AddGuidanceRequest(VerbRequest):
     section: Annotated[str, Field(min_length=1, max_length=128)]
     context_profile: Annotated[str, Field(min_length=1, max_length=64)] = "qa"
     user: UserOption = None
+
+
+class DistillSessionRequest(VerbRequest):
+    """``session.distill_session()``: write a session's learned guidance into a dataset."""
+
+    positional: ClassVar[tuple[str, ...]] = ("session_id", "dataset")
+
+    session_id: SessionName
+    dataset: DatasetRef
+    user: UserOption = None
+    max_batches: Annotated[
+        int | None,
+        Field(
+            strict=True,
+            ge=0,
+            description="Batches of 6 entries curated (0: no cap; unset: "
+            "IMPROVE_DISTILL_MAX_BATCHES_PER_RUN).",
+        ),
+    ] = None

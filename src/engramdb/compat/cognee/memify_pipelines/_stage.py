@@ -19,18 +19,16 @@ async def run_stage(
     run_in_background: bool,
     feedback_alpha: float | None = None,
 ) -> ImproveResult:
-    """``improve(dataset, session_ids=...)`` on the default engine with only ``stage`` run (the
-    others are reported skipped, reason ``not_requested``)."""
-    from engramdb.api.improve import validated_session_ids
+    """:func:`engramdb.api.improve.improve_stage` on the default engine."""
+    from engramdb.api.improve import improve_stage
     from engramdb.engine import get_engine
-    from engramdb.improvement.context import ImproveOptions
-    from engramdb.improvement.runner import improve_dataset
 
-    options = ImproveOptions(
-        session_ids=validated_session_ids(session_ids),
+    return await improve_stage(
+        get_engine(),
+        stage,
+        user=user,
+        session_ids=session_ids,
+        dataset=dataset,
+        run_in_background=run_in_background,
         feedback_alpha=feedback_alpha,
-        only_stages=frozenset({stage}),
-    )
-    return await improve_dataset(
-        dataset, options, user=user, run_in_background=run_in_background, engine=get_engine()
     )
