@@ -18,7 +18,15 @@ from engramdb.settings import Settings, config
 pytest_plugins = ["tests.support.openai_server"]
 
 # Variables a developer may have exported that would change what the tests exercise.
-_ENV_PREFIXES = ("LLM_", "EMBEDDING_", "ENGRAMDB_", "PERSONALIZATION_", "PREFERENCE_", "IMPROVE_")
+_ENV_PREFIXES = (
+    "LLM_",
+    "EMBEDDING_",
+    "ENGRAMDB_",
+    "PERSONALIZATION_",
+    "PREFERENCE_",
+    "IMPROVE_",
+    "ONTOLOGY_",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

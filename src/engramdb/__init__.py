@@ -56,8 +56,9 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, prune, session
+    from engramdb import access, datasets, prune, session
     from engramdb.agent_context import agent_memory
+    from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
@@ -71,6 +72,7 @@ if _typing.TYPE_CHECKING:
         create_role,
         create_tenant,
         create_user,
+        delete,
         forget,
         get_graph,
         get_node,
@@ -92,6 +94,8 @@ if _typing.TYPE_CHECKING:
         revoke_api_key,
         search,
         select_tenant,
+        update,
+        visualize,
         visualize_graph,
     )
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
@@ -175,6 +179,10 @@ _LAZY = {
     "QAEntry": "engramdb.sessions.entries",
     "TraceEntry": "engramdb.sessions.entries",
     "FeedbackEntry": "engramdb.sessions.entries",
+    "delete": "engramdb.facade",
+    "update": "engramdb.facade",
+    "visualize": "engramdb.facade",
+    "wait_for_background_tasks": "engramdb.background",
     "add_data_points": "engramdb.facade",
     "DataPoint": "engramdb.models.datapoints",
     "Task": "engramdb.pipelines",
@@ -193,6 +201,7 @@ _LAZY_MODULES = {
     "session": "engramdb.session",
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
+    "datasets": "engramdb.datasets",
 }
 
 __all__ = [
@@ -275,6 +284,8 @@ __all__ = [
     "create_role",
     "create_tenant",
     "create_user",
+    "datasets",
+    "delete",
     "disconnect",
     "forget",
     "get_graph",
@@ -304,7 +315,10 @@ __all__ = [
     "select_tenant",
     "serve",
     "session",
+    "update",
+    "visualize",
     "visualize_graph",
+    "wait_for_background_tasks",
 ]
 
 

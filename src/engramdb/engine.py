@@ -107,6 +107,8 @@ class Engine:
     add = EngineVerb("add")
     cognify = EngineVerb("cognify")
     search = EngineVerb("search")
+    delete = EngineVerb("delete")
+    update = EngineVerb("update")
     add_data_points = EngineVerb("add_data_points")
     create_tenant = EngineVerb("create_tenant")
     list_tenants = EngineVerb("list_tenants")
@@ -153,6 +155,11 @@ class Engine:
     def prune(self) -> EngineNamespace:
         """cognee's resets on this engine (``await mem.prune.prune_system(metadata=True)``)."""
         return EngineNamespace(self, "engramdb.prune")
+
+    @property
+    def datasets(self) -> EngineNamespace:
+        """cognee's ``datasets`` verbs on this engine (``await mem.datasets.list_data(id)``)."""
+        return EngineNamespace(self, "engramdb.datasets")
 
     async def __aenter__(self) -> Engine:
         return self
@@ -279,6 +286,20 @@ class Engine:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    async def wait_for_background_tasks(self, timeout: float | None = None) -> bool:
+        """Wait until every background run of this engine on the running loop has finished
+        (runs started while waiting too). True when all finished; False when ``timeout``
+        seconds passed first (nothing is cancelled). Failures are not raised here: each run
+        reports its own (``await result.wait()``, ``datasets.get_status``)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + max(0.0, timeout)
+        while pending := [t for t in self._tasks if not t.done() and t.get_loop() is loop]:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return False
+            await asyncio.wait(pending, timeout=remaining)
+        return True
 
     async def close(self) -> None:
         """Wait for the background runs, then release the store and the providers (idempotent)."""

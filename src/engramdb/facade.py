@@ -34,6 +34,7 @@ __all__ = [
     "create_role",
     "create_tenant",
     "create_user",
+    "delete",
     "find_user",
     "forget",
     "get_graph",
@@ -57,8 +58,10 @@ __all__ = [
     "revoke_api_key",
     "search",
     "select_tenant",
+    "update",
     "verb_function",
     "verb_functions",
+    "visualize",
     "visualize_graph",
 ]
 
@@ -121,6 +124,10 @@ list_grants = _top["list_grants"]
 add = _top["add"]
 cognify = _top["cognify"]
 search = _top["search"]
+delete = _top["delete"]
+#: cognee's other name of visualize_graph.
+visualize = visualize_graph
+update = _top["update"]
 add_data_points = _top["add_data_points"]
 create_tenant = _top["create_tenant"]
 list_tenants = _top["list_tenants"]

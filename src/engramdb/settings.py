@@ -17,7 +17,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engramdb.errors import ConfigurationError
+from engramdb.errors import ConfigurationError, FeatureNotAvailableError
+from engramdb.settings_cognee import CogneeSetters
 
 __all__ = ["IMPROVE_STAGES", "Config", "Settings", "config", "get_settings"]
 
@@ -91,6 +92,10 @@ class Settings(BaseSettings):
     #: Graph extractor used without an LLM (and as the LLM's fallback): "auto" picks the
     #: measured default, "none" stores documents and chunks only.
     engramdb_offline_extractor: Literal["auto", "heuristic", "spacy", "none"] = "auto"
+    #: A local OWL/RDF file (or several, comma-separated) grounding every build (the
+    #: reference's ONTOLOGY_FILE_PATH; a call's ontology_file_path or config wins), and how.
+    ontology_file_path: str = ""
+    ontology_mode: Literal["annotate", "strict"] = "annotate"
 
     # --- recall (recall.md) -------------------------------------------------------------------
     recall_warmup_shortcircuit: bool = True
@@ -155,11 +160,13 @@ class Settings(BaseSettings):
         return bool(self.llm_api_key or self.llm_endpoint)
 
 
-class Config:
+class Config(CogneeSetters):
     """``engramdb.config``: read and change settings at run time.
 
     ``config.set("recall_warmup_shortcircuit", False)`` validates the value like the environment
     variable of the same name would be, and raises :class:`ConfigurationError` naming the fix.
+    cognee's setters (``set_llm_config``, ``set_vector_db_config``, ``system_root_directory``...)
+    are here too, see :mod:`engramdb.settings_cognee`.
     """
 
     def __init__(self) -> None:
@@ -182,7 +189,14 @@ class Config:
         """Bumped on every change, so cached engines know to rebuild."""
         return self._generation
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: Any, persist: bool = False) -> None:
+        """Change one setting for this process (``persist=True``, cognee's write to ``.env``,
+        is refused: put the variable in your ``.env`` file)."""
+        if persist:
+            raise FeatureNotAvailableError(
+                f"config.set({key!r}, ..., persist=True) is not available on engramdb; add "
+                f"{key.upper()}=... to the .env file in the working directory"
+            )
         name = key.lower()
         current = self.settings
         if name not in Settings.model_fields:
@@ -204,22 +218,6 @@ class Config:
 
     def set_data_dir(self, path: str | Path) -> None:
         self.set("engramdb_data_dir", Path(path))
-
-    # Names the reference's config object offers, for programs written against it.
-    def data_root_directory(self, path: str | Path) -> None:
-        self.set_data_dir(path)
-
-    def system_root_directory(self, path: str | Path) -> None:
-        self.set_data_dir(path)
-
-    def set_llm_api_key(self, key: str) -> None:
-        self.set("llm_api_key", key)
-
-    def set_llm_endpoint(self, endpoint: str) -> None:
-        self.set("llm_endpoint", endpoint)
-
-    def set_llm_model(self, model: str) -> None:
-        self.set("llm_model", model)
 
     def reset(self) -> None:
         """Forget run-time changes; the environment is read again on next use."""

@@ -124,3 +124,17 @@ def test_setup_logging_without_a_level_reads_log_level(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["DEBUG", "prog"]
+
+
+def test_a_data_management_program_runs_unchanged(isolated_config: Path) -> None:
+    program = TUTORIAL.with_name("data_management.py")
+    page = isolated_config / "graph.html"
+    exe = Path(sys.executable).with_name("engramdb")
+    done = _run([str(exe), "run-cognee", str(program), str(page)], isolated_config)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "STATUS: DATASET_PROCESSING_COMPLETED",
+        "CHUNK: Owls sleep during the day.",
+        f"PAGE: {page}",
+    ]
+    assert page.exists()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_datasets,
     test_cognee_engine_objects,
+    test_cognee_ontology,
     test_conflicts,
     test_custom_graph_models,
     test_failed_runs,
@@ -31,6 +33,8 @@ _MODULES = (
     test_improve,
     test_personalization,
     test_conflicts,
+    test_cognee_datasets,
+    test_cognee_ontology,
     test_custom_graph_models,
     test_pipelines,
     test_cognee_engine_objects,

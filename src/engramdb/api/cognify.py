@@ -11,11 +11,12 @@ from engramdb.errors import DatasetNotFoundError
 from engramdb.extract.types import Extractor
 from engramdb.improvement.auto import auto_improve_after_ingest, wants_auto_improve
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
-from engramdb.ingest.pipeline import IngestOptions, ingest_documents
+from engramdb.ingest.pipeline import IngestOptions, ingest_documents, staged_data_id
 from engramdb.ingest.types import Chunker, LoadedDocument, with_extras
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.results import RememberResult
+from engramdb.ontology import grounded_extractor, resolve_ontology
 from engramdb.storage.base import StagedItem
 
 __all__ = ["cognify"]
@@ -40,7 +41,10 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
     raises LLMNotConfiguredError before anything is built.
     """
     refuse_unsupported("cognify", request)
-    extractor = engine.extractor_for(request.custom_prompt, request.graph_model)
+    extractor = grounded_extractor(
+        engine.extractor_for(request.custom_prompt, request.graph_model),
+        *resolve_ontology(request.config, request.ontology_file_path, engine.settings),
+    )
     owner = await engine.resolve_user(request.user)
     targets = await _datasets(engine, owner, request.datasets)
     settings = engine.settings
@@ -66,7 +70,7 @@ async def cognify(engine: Engine, request: CognifyRequest) -> dict[UUID, Remembe
 
 
 async def _datasets(
-    engine: Engine, owner: User, ref: str | UUID | list[str] | list[UUID] | None
+    engine: Engine, owner: User, ref: str | UUID | list[str | UUID] | None
 ) -> list[Dataset]:
     store = engine.store
     if ref is None:
@@ -149,6 +153,7 @@ def _document(item: StagedItem) -> LoadedDocument:
         size_bytes=item.size_bytes,
         source_path=item.source_path,
         metadata=dict(metadata) if isinstance(metadata, dict) else {},
+        data_id=staged_data_id(item),
     )
     return with_extras(doc, item.options.get("document"))
 

@@ -22,6 +22,7 @@ from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_fo
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
 from engramdb.models.results import RememberItem, RememberResult
+from engramdb.ontology import grounded_extractor, resolve_ontology
 from engramdb.sessions.entries import (
     MEMORY_ENTRY_TYPES,
     FeedbackEntry,
@@ -96,7 +97,10 @@ async def remember(
     resolved_chunker = resolve_chunker(
         chunker, max_tokens=max_tokens, overlap_tokens=settings.chunk_overlap_tokens
     )
-    extractor = eng.extractor_for(r.custom_prompt, r.graph_model)
+    extractor = grounded_extractor(
+        eng.extractor_for(r.custom_prompt, r.graph_model),
+        *resolve_ontology(r.config, None, settings),
+    )
     docs = await asyncio.to_thread(load_inputs, data, max_file_bytes=settings.max_file_bytes)
 
     owner = await eng.resolve_user(user)

@@ -16,12 +16,19 @@ from engramdb.access.permissions import denied, visible_nodes
 from engramdb.api.recall import resolve_datasets
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError, EngramValidationError
-from engramdb.models.records import Dataset, Edge, Node
+from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.validation import validate_uuid
 from engramdb.viz.html import render_graph_html
 
-__all__ = ["DEFAULT_FILENAME", "DEFAULT_MAX_EDGES", "DEFAULT_MAX_NODES", "visualize_graph"]
+__all__ = [
+    "DEFAULT_FILENAME",
+    "DEFAULT_MAX_EDGES",
+    "DEFAULT_MAX_NODES",
+    "cognee_scope",
+    "visualize_graph",
+    "wants_seeds",
+]
 
 #: File written in the current directory when no path is given.
 DEFAULT_FILENAME = "graph.html"
@@ -48,7 +55,15 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     are resolved strictly: an unknown name raises DatasetNotFoundError. At most ``max_nodes``
     nodes and ``max_edges`` edges are drawn; when the graph is larger the page says how much was
     left out.
+
+    cognee's arguments are accepted: ``destination_file_path`` (``path``), ``dataset`` (one
+    name or UUID), and the seeds of a bounded view (``query``: its nearest chunks,
+    ``seed_node_ids``, ``recall_result``: the nodes a recall()/search() result came from), drawn
+    with their ``neighborhood_depth``-hop neighbourhood; ``full=True`` (or no seed) draws the
+    whole graph up to ``max_nodes``. cognee's session timeline is not drawn
+    (``include_session_events`` and ``session_ids`` change nothing).
     """
+    request = cognee_scope(request)
     target = _target_path(request.path)
     node_limit = _check_limit(request.max_nodes, "max_nodes")
     edge_limit = _check_limit(request.max_edges, "max_edges")
@@ -75,7 +90,23 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
             engine, owner, datasets=request.datasets, dataset_ids=request.dataset_ids
         )
         ids = [d.id for d in targets]
-        if ids:
+        seeds = await _seeds(engine, owner, request, targets) if ids else []
+        if seeds:
+            graph = await engine.store.neighbourhood(
+                seeds, depth=request.neighborhood_depth, limit=node_limit
+            )
+            inside = set(ids)
+            nodes = [n for n in graph.nodes if n.dataset_id in inside]
+            kept = {n.id for n in nodes}
+            edges = [e for e in graph.edges if e.source_id in kept and e.target_id in kept]
+            edges = edges[:edge_limit]
+            shown = visible_nodes(owner, nodes, edges)
+            nodes, edges = shown.nodes, shown.edges
+            notices.append(
+                f"The {request.neighborhood_depth}-hop neighbourhood of {len(seeds)} seed "
+                "node(s); pass full=True for the whole graph."
+            )
+        elif ids:
             store = engine.store
             nodes = await store.list_nodes(ids, limit=node_limit)
             total_nodes = await store.count_nodes(ids)
@@ -104,6 +135,78 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     )
     await asyncio.to_thread(_write_atomically, target, page)
     return str(target)
+
+
+def cognee_scope(request: VisualizeGraphRequest) -> VisualizeGraphRequest:
+    """The request with cognee's spellings folded into engramdb's: ``destination_file_path``
+    into ``path``, ``dataset`` (a name or UUID) into ``datasets`` / ``dataset_ids``."""
+    update: dict[str, object] = {}
+    if request.destination_file_path is not None:
+        if request.path is not None and request.path != request.destination_file_path:
+            raise EngramValidationError("give path or destination_file_path, not both")
+        update["path"] = request.destination_file_path
+    if request.dataset is not None:
+        if request.datasets is not None or request.dataset_ids is not None:
+            raise EngramValidationError("give dataset, or datasets / dataset_ids, not both")
+        if isinstance(request.dataset, UUID):
+            update["dataset_ids"] = [request.dataset]
+        else:
+            update["datasets"] = [request.dataset]
+    return request.model_copy(update=update) if update else request
+
+
+def wants_seeds(request: VisualizeGraphRequest) -> bool:
+    """Whether the view is seeded (a bounded neighbourhood) rather than the whole graph."""
+    seeded = request.query is not None or request.seed_node_ids or request.recall_result
+    return bool(seeded) and not request.full
+
+
+async def _seeds(
+    engine: Engine, owner: User, request: VisualizeGraphRequest, targets: list[Dataset]
+) -> list[UUID]:
+    if not wants_seeds(request):
+        return []
+    if request.seed_node_ids:
+        return list(dict.fromkeys(request.seed_node_ids))
+    if request.recall_result is not None:
+        return _result_ids(request.recall_result)[: request.neighborhood_seed_top_k]
+    from engramdb.api.search import search
+    from engramdb.models.requests.classic import SearchRequest
+    from engramdb.models.search_type import SearchType
+
+    hits = await search(
+        engine,
+        SearchRequest(
+            query_text=request.query or "",
+            query_type=SearchType.CHUNKS,
+            dataset_ids=[d.id for d in targets],
+            top_k=request.neighborhood_seed_top_k,
+            user=owner,
+        ),
+    )
+    return [UUID(str(hit["id"])) for hit in hits if isinstance(hit, dict) and "id" in hit]
+
+
+#: Keys of a result's payload that hold graph node ids.
+_ID_KEYS = ("id", "node_id", "source_id", "target_id", "chunk_id", "used_graph_element_ids")
+
+
+def _result_ids(result: object) -> list[UUID]:
+    """The node ids a recall() or search() result came from (its entries' payloads)."""
+    found: list[UUID] = []
+    items = result if isinstance(result, list | tuple) else [result]
+    for item in items:
+        payload = getattr(item, "raw", item)
+        if not isinstance(payload, dict):
+            continue
+        for key in _ID_KEYS:
+            values = payload.get(key)
+            for value in values if isinstance(values, list | tuple) else [values]:
+                try:
+                    found.append(UUID(str(value)))
+                except ValueError:
+                    continue
+    return list(dict.fromkeys(found))
 
 
 def _target_path(path: str | os.PathLike[str] | None) -> Path:

@@ -33,13 +33,15 @@ from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.providers.embedding.base import Embedder
-from engramdb.storage.base import DocumentWrite, Store, VectorRow
+from engramdb.storage.base import DocumentWrite, StagedItem, Store, VectorRow
 
 __all__ = [
+    "PINNED_DATA_ID",
     "IngestOptions",
     "ProgressCallback",
     "data_id_for",
     "ingest_documents",
+    "staged_data_id",
 ]
 
 logger = logging.getLogger(__name__)
@@ -56,6 +58,18 @@ _WINDOW_CHUNKS = 256
 def data_id_for(dataset_id: UUID, content_hash: str) -> UUID:
     """Data ids are deterministic per (dataset, content), so a retried ingest reuses them."""
     return stable_id("data", dataset_id, content_hash)
+
+
+#: The staged option that pins the data id of an added item (``update()`` keeps the id).
+PINNED_DATA_ID = "data_id"
+
+
+def staged_data_id(item: StagedItem) -> UUID:
+    """The data id a staged item will have once built: its pinned id, or the derived one."""
+    pinned = item.options.get(PINNED_DATA_ID)
+    if isinstance(pinned, str):
+        return UUID(pinned)
+    return data_id_for(item.dataset_id, item.content_hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +169,7 @@ async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
     window_chunks = 0
     seen: set[str] = set()
     for doc in docs:
-        data_id = data_id_for(run.dataset.id, doc.content_hash)
+        data_id = doc.data_id or data_id_for(run.dataset.id, doc.content_hash)
         duplicate = doc.content_hash in seen
         seen.add(doc.content_hash)
         if duplicate or await run.store.find_data_by_hash(run.dataset.id, doc.content_hash):

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
+from uuid import UUID
 
 from engramdb.errors import EngramValidationError
 from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
@@ -49,6 +50,9 @@ class LoadedDocument:
     #: The graph the document's source already holds (an imported entity or fact): written
     #: with its first chunk instead of running the extractor.
     given_graph: ChunkExtraction | None = None
+    #: The data id to store it under, when it replaces an item (``update()`` keeps the id);
+    #: None: derived from the dataset and ``content_hash``.
+    data_id: UUID | None = None
     #: Custom graph models (DataPoints) the document consists of, instead of a text to chunk
     #: (``add_data_points``); see :mod:`engramdb.ingest.data_point_graph`.
     data_points: tuple[Any, ...] = ()

@@ -36,6 +36,7 @@ from engramdb.models.requests import (
     RememberRequest,
 )
 from engramdb.models.requests.access import CreateApiKeyRequest
+from engramdb.models.requests.classic import AddRequest, CognifyRequest
 from engramdb.models.requests.graph import (
     GetGraphRequest,
     RememberSkillsRequest,
@@ -216,6 +217,44 @@ class HttpClient:
             )
         return result
 
+    async def _add(self, req: AddRequest) -> Any:
+        """Texts go as JSON; files (directories expanded) are read here and uploaded."""
+        from engramdb.models.results import RememberResult
+
+        fields = {k: v for k, v in req.wire_payload().items() if v is not None and k != "data"}
+        texts, files = _split_inputs(req.data)
+        if files:
+            form = {k: _form_value(v) for k, v in fields.items() if k != "node_set"}
+            parts: list[tuple[str, Any]] = [("texts", (None, t.encode("utf-8"))) for t in texts]
+            parts += [("node_set", (None, tag.encode("utf-8"))) for tag in req.node_set or []]
+            parts += [("files", (name, path.read_bytes())) for name, path in files]
+            body = await self.request("POST", "/api/v1/add", data=form, files=parts)
+        else:
+            fields["data"] = req.data if isinstance(req.data, str) else list(texts)
+            body = await self.request("POST", "/api/v1/add", json=_json_ready(fields))
+        return RememberResult.model_validate(body)
+
+    async def _cognify(self, req: CognifyRequest) -> dict[UUID, Any]:
+        """Dataset names and ids travel apart; a background build is polled like remember's."""
+        from engramdb.models.results import RememberResult
+
+        payload = req.wire_payload()
+        refs = req.datasets
+        items = [] if refs is None else [refs] if isinstance(refs, str | UUID) else list(refs)
+        payload["datasets"] = [r for r in items if not isinstance(r, UUID)] or None
+        payload["dataset_ids"] = [str(r) for r in items if isinstance(r, UUID)] or None
+        payload["chunker"] = _chunker_name(req.chunker)
+        body = await self.request("POST", "/api/v1/cognify", json=_json_ready(payload))
+        results: dict[UUID, Any] = {}
+        for key, document in body.items():
+            result = RememberResult.model_validate(document)
+            if result.status == "running" and result.run_id is not None:
+                result._task = asyncio.get_running_loop().create_task(
+                    self._finish_remember(result.run_id)
+                )
+            results[UUID(key)] = result
+        return results
+
     async def _finish_remember(self, run_id: UUID) -> Any:
         from engramdb.models.results import RememberResult
 
@@ -357,6 +396,12 @@ class HttpClient:
         from engramdb.api import visualize
         from engramdb.viz.html import render_graph_html
 
+        a = visualize.cognee_scope(a)
+        if visualize.wants_seeds(a):
+            raise FeatureNotAvailableError(
+                "visualize_graph(query=/seed_node_ids=/recall_result=) is in-process only; "
+                "in remote mode draw the whole graph (full=True) or filter it with dataset="
+            )
         target = visualize._target_path(a.path)
         node_limit, edge_limit = a.max_nodes, a.max_edges
         limit = max(node_limit, -(-edge_limit // 2))

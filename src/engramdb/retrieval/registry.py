@@ -13,6 +13,7 @@ __all__ = ["Retrievers", "retriever_for"]
 
 _CHUNKS = "engramdb.retrieval.retrievers.chunks"
 _GRAPH = "engramdb.retrieval.retrievers.graph_completion"
+_CHOSEN = "engramdb.retrieval.retrievers.chosen"
 
 #: search type → (module, class). A type missing here is not implemented yet.
 _REGISTRY: dict[SearchType, tuple[str, str]] = {
@@ -35,6 +36,21 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.CODING_RULES: ("engramdb.retrieval.retrievers.coding_rules", "CodingRulesRetriever"),
     SearchType.SKILLS: ("engramdb.retrieval.retrievers.skills", "SkillsRetriever"),
     SearchType.AGENTIC_COMPLETION: ("engramdb.retrieval.retrievers.agentic", "AgenticRetriever"),
+    SearchType.FEELING_LUCKY: (_CHOSEN, "FeelingLuckyRetriever"),
+    SearchType.NATURAL_LANGUAGE: (_CHOSEN, "NaturalLanguageRetriever"),
+    SearchType.GRAPH_REPORT: (_CHOSEN, "GraphReportRetriever"),
+}
+
+#: Search types of the reference engramdb does not serve, with what to use instead.
+_REFUSED: dict[SearchType, str] = {
+    SearchType.CODE: (
+        "SearchType.CODE needs a code graph, which engramdb does not build yet; search the "
+        "ingested source files with SearchType.CHUNKS or CHUNKS_LEXICAL"
+    ),
+    SearchType.BROAD: (
+        "SearchType.BROAD (an LLM reading the whole dataset) is not available on engramdb; use "
+        "GRAPH_SUMMARY_COMPLETION, or RAG_COMPLETION with a larger top_k"
+    ),
 }
 
 
@@ -61,6 +77,8 @@ def retriever_for(search_type: SearchType) -> Retriever:
 
 def _build(search_type: SearchType) -> Retriever:
     entry = _REGISTRY.get(search_type)
+    if search_type in _REFUSED:
+        raise FeatureNotAvailableError(_REFUSED[search_type])
     if entry is None:
         available = ", ".join(t.value for t in _REGISTRY)
         raise FeatureNotAvailableError(

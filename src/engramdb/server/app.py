@@ -38,7 +38,7 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
     default engine of the current settings (``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``).
     """
     from engramdb import __version__
-    from engramdb.server import routes_admin, routes_data, routes_memory
+    from engramdb.server import routes_admin, routes_classic, routes_data, routes_memory
 
     runs = RunRegistry()
 
@@ -73,7 +73,13 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
     }
     verbs = APIRouter(prefix="/api/v1")
     add_verb_routes(verbs)
-    for router in (routes_memory.router, verbs, routes_data.router, routes_admin.router):
+    for router in (
+        routes_memory.router,
+        routes_classic.router,
+        verbs,
+        routes_data.router,
+        routes_admin.router,
+    ):
         app.include_router(router, responses=errors)
 
     @app.get("/health", response_model=HealthOut, tags=["health"])
@@ -92,6 +98,7 @@ def _openapi_builder(app: FastAPI) -> Any:
     def build() -> dict[str, Any]:
         if app.openapi_schema is not None:
             return app.openapi_schema
+        from engramdb.server.routes_classic import ADD_UPLOAD_SCHEMA
         from engramdb.server.routes_memory import REMEMBER_UPLOAD_SCHEMA
 
         document = get_openapi(
@@ -103,6 +110,7 @@ def _openapi_builder(app: FastAPI) -> Any:
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
         schemas.update(components())
         schemas["RememberUpload"] = REMEMBER_UPLOAD_SCHEMA
+        schemas["AddUpload"] = ADD_UPLOAD_SCHEMA
         schemas["Problem"] = Problem.model_json_schema()
         app.openapi_schema = document
         return document

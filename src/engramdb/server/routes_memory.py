@@ -26,7 +26,7 @@ from engramdb.server.runs import RunRegistry, RunStatusOut
 from engramdb.server.uploads import UploadDir, refuse_server_paths
 from engramdb.verbs import VERBS
 
-__all__ = ["REMEMBER_BODY", "router"]
+__all__ = ["REMEMBER_BODY", "chunker_class", "router", "runs_of"]
 
 router = APIRouter(prefix="/api/v1", tags=["memory"])
 
@@ -120,13 +120,15 @@ def _form_value(name: str, form: Any) -> Any:
     return text
 
 
-def _runs(request: Request) -> RunRegistry:
+def runs_of(request: Request) -> RunRegistry:
+    """The app's registry of background runs."""
     registry = request.app.state.runs
     assert isinstance(registry, RunRegistry)
     return registry
 
 
-def _chunker(name: str | None) -> type[Chunker] | None:
+def chunker_class(name: str | None) -> type[Chunker] | None:
+    """A built-in chunker by the name that crosses HTTP (None: the default)."""
     if name is None:
         return None
     table: dict[str, type[Chunker]] = {
@@ -200,7 +202,7 @@ async def remember_route(
             upload_dir.remove()
             raise
     try:
-        call = to_request(_REMEMBER, body, user, data=data, chunker=_chunker(body.chunker))
+        call = to_request(_REMEMBER, body, user, data=data, chunker=chunker_class(body.chunker))
         result = await _REMEMBER.handler(engine, call)
     except BaseException:
         if upload_dir is not None:
@@ -211,7 +213,7 @@ async def remember_route(
         if upload_dir is not None:
             upload_dir.remove()
         return result
-    run = _runs(request).add(
+    run = runs_of(request).add(
         "remember",
         user.id,
         task,
@@ -260,7 +262,7 @@ async def improve_route(request: Request, user: CurrentUser, engine: EngineDep) 
     task = result._task
     if task is None:
         return result
-    run = _runs(request).add("improve", user.id, task, result)
+    run = runs_of(request).add("improve", user.id, task, result)
     document = result.model_dump(mode="json")
     document["run_id"] = str(run.run_id)
     return JSONResponse(document, status_code=status.HTTP_202_ACCEPTED)
@@ -270,5 +272,5 @@ async def improve_route(request: Request, user: CurrentUser, engine: EngineDep) 
 async def run_status(run_id: UUID, user: CurrentUser, request: Request) -> RunStatusOut:
     """A background remember / improve of yours: ``running`` until it finished, then its
     result (or the problem document of its error). Unknown and other users' ids: 404."""
-    registry = _runs(request)
+    registry = runs_of(request)
     return registry.status(registry.get(run_id, user.id))

@@ -24,7 +24,7 @@ from engramdb.errors import EngramError, NotFoundError
 
 __all__ = ["Run", "RunRegistry", "RunStatusOut"]
 
-RunKind = Literal["remember", "improve"]
+RunKind = Literal["remember", "improve", "cognify"]
 
 
 class RunStatusOut(BaseModel):

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from engramdb.models.access import ApiKeyInfo, Grant, Role, Tenant
 from engramdb.models.conflicts import FactConflict
+from engramdb.models.datasets import Data
 from engramdb.models.improve import ImproveResult
 from engramdb.models.records import Dataset, Node, User
 from engramdb.models.requests import (
@@ -40,6 +41,16 @@ from engramdb.models.requests.classic import (
     SearchRequest,
 )
 from engramdb.models.requests.data_points import AddDataPointsRequest
+from engramdb.models.requests.datasets import (
+    DeleteAllRequest,
+    DeleteDataRequest,
+    DeleteRequest,
+    EmptyDatasetRequest,
+    GetStatusRequest,
+    HasDataRequest,
+    ListDataRequest,
+    UpdateRequest,
+)
 from engramdb.models.requests.graph import (
     GetGraphRequest,
     GetNodeRequest,
@@ -98,6 +109,7 @@ ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 
 _SESSION = "engramdb.session"
 _PRUNE = "engramdb.prune"
+_DATASETS = "engramdb.datasets"
 _API = "/api/v1"
 
 
@@ -113,6 +125,19 @@ def _session_verb(
         result,
         http=Http(method, f"{_API}/sessions{tail}", tags=("sessions",)),
         namespace=_SESSION,
+    )
+
+
+def _datasets_verb(
+    name: str, request: type[VerbRequest], result: Any, route: tuple[HttpMethod, str] | None = None
+) -> Verb[Any, Any]:
+    """A verb of ``engramdb.datasets`` (cognee's ``datasets``): handler ``api/datasets.py``,
+    route ``/api/v1/datasets<tail>`` when one is given."""
+    http = (
+        None if route is None else Http(route[0], f"{_API}/datasets{route[1]}", tags=("datasets",))
+    )
+    return Verb(
+        name, request, f"engramdb.api.datasets:{name}", result, http=http, namespace=_DATASETS
     )
 
 
@@ -174,10 +199,46 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         list[Dataset],
         http=Http("GET", f"{_API}/datasets", tags=("datasets",)),
     ),
-    # -- cognee's classic verbs (in-process only for now) --------------------------------------
-    Verb("add", AddRequest, "engramdb.api.add:add", RememberResult),
-    Verb("cognify", CognifyRequest, "engramdb.api.cognify:cognify", dict[UUID, RememberResult]),
-    Verb("search", SearchRequest, "engramdb.api.search:search", list[Any]),
+    # -- cognee's classic verbs ----------------------------------------------------------------
+    Verb(
+        "add",
+        AddRequest,
+        "engramdb.api.add:add",
+        RememberResult,
+        wire_extra={
+            "data": (
+                str | list[str],
+                Field(description="A text or a list of texts; never a path on the server."),
+            )
+        },
+        http=Http("POST", f"{_API}/add", tags=("classic",), custom=True),
+    ),
+    Verb(
+        "cognify",
+        CognifyRequest,
+        "engramdb.api.cognify:cognify",
+        dict[UUID, RememberResult],
+        wire_extra={
+            "datasets": (
+                list[str] | None,
+                Field(default=None, max_length=1000, description="Datasets of yours by name."),
+            ),
+            "dataset_ids": (
+                list[UUID] | None,
+                Field(default=None, max_length=1000, description="Datasets by id."),
+            ),
+            "chunker": (ChunkerName | None, Field(default=None)),
+        },
+        encoded_locals=frozenset({"chunker"}),
+        http=Http("POST", f"{_API}/cognify", tags=("classic",), custom=True),
+    ),
+    Verb(
+        "search",
+        SearchRequest,
+        "engramdb.api.search:search",
+        list[Any],
+        http=Http("POST", f"{_API}/search", tags=("classic",)),
+    ),
     Verb("prune_data", PruneDataRequest, "engramdb.api.prune:prune_data", None, namespace=_PRUNE),
     Verb(
         "prune_system",
@@ -186,6 +247,21 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         None,
         namespace=_PRUNE,
     ),
+    # -- cognee's data management: delete, update, the datasets namespace ----------------------
+    Verb("delete", DeleteRequest, "engramdb.api.datasets:delete", dict[str, str]),
+    Verb("update", UpdateRequest, "engramdb.api.update:update", dict[str, Any]),
+    _datasets_verb("list_data", ListDataRequest, list[Data], ("GET", "/{dataset_id}/data")),
+    _datasets_verb("has_data", HasDataRequest, bool, ("GET", "/{dataset_id}/has-data")),
+    _datasets_verb("get_status", GetStatusRequest, dict[str, Any], ("GET", "/status")),
+    _datasets_verb("get_progress", GetStatusRequest, dict[str, Any], ("GET", "/progress")),
+    _datasets_verb("empty_dataset", EmptyDatasetRequest, None),
+    _datasets_verb(
+        "delete_data",
+        DeleteDataRequest,
+        dict[str, str],
+        ("DELETE", "/{dataset_id}/data/{data_id}"),
+    ),
+    _datasets_verb("delete_all", DeleteAllRequest, None),
     Verb(
         "add_data_points",
         AddDataPointsRequest,
@@ -213,7 +289,7 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.visualize:visualize_graph",
         str,
         # no route: the client reads the graph over HTTP and writes the page itself
-        encoded_locals=frozenset({"path"}),
+        encoded_locals=frozenset({"path", "destination_file_path", "recall_result"}),
     ),
     Verb(
         "list_conflicts",

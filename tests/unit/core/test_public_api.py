@@ -94,6 +94,8 @@ EXPECTED_ALL = [
     "create_role",
     "create_tenant",
     "create_user",
+    "datasets",
+    "delete",
     "disconnect",
     "forget",
     "get_graph",
@@ -123,7 +125,10 @@ EXPECTED_ALL = [
     "select_tenant",
     "serve",
     "session",
+    "update",
+    "visualize",
     "visualize_graph",
+    "wait_for_background_tasks",
 ]
 
 #: Public attributes deliberately left out of ``__all__``: old names kept for ``except`` clauses.

@@ -106,6 +106,12 @@ USES_IMPORTANCE_WEIGHT = {
     "CODING_RULES": False,
     "SKILLS": False,
     "AGENTIC_COMPLETION": False,
+    # the type it picks decides; the others rank no weighted candidates
+    "FEELING_LUCKY": False,
+    "NATURAL_LANGUAGE": False,
+    "GRAPH_REPORT": False,
+    "CODE": False,
+    "BROAD": False,
 }
 
 

@@ -4,7 +4,7 @@ Their options are cognee's, with cognee's names, order and defaults, so that a p
 for cognee calls them unchanged. Options engramdb cannot honour are declared too (a program
 that passes them gets a clear :class:`~engramdb.errors.FeatureNotAvailableError` naming what to
 use instead, never a silent ignore): :data:`UNSUPPORTED` says which value each one accepts.
-None of these verbs crosses HTTP yet: their options are local.
+``add``, ``cognify`` and ``search`` cross HTTP (``POST /api/v1/add``, ``/cognify``, ``/search``).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class CognifyRequest(VerbRequest):
 
     positional: ClassVar[tuple[str, ...]] = ("datasets",)
 
-    datasets: str | UUID | list[str] | list[UUID] | None = None
+    datasets: str | UUID | list[str | UUID] | None = None
     user: UserOption = None
     graph_model: SkipValidation[Any] = _OPAQUE
     #: A chunker class or instance of engramdb's (TextChunker, TextChunkerWithOverlap, ...).
@@ -104,6 +104,8 @@ class CognifyRequest(VerbRequest):
     embedding_config: SkipValidation[Any] = _OPAQUE
     data_cache: Annotated[bool, Strict] = True
     dry_run: Annotated[bool, Strict] = False
+    #: A local OWL/RDF file (or several, comma-separated) grounding the extraction.
+    ontology_file_path: str | None = _local(None)
 
 
 class SearchRequest(VerbRequest):
@@ -170,7 +172,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
     },
     "cognify": {
-        "config": (None, "configure engramdb with config.set or environment variables"),
         "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
         "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
         "incremental_loading": (True, "forget() the dataset and add it again to rebuild it"),
@@ -181,6 +182,18 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
             False,
             "add() reports what cognify() will build (its items are "
             "'pending'); call cognify() to build it",
+        ),
+    },
+    "update": {
+        "vector_db_config": (None, "one store holds vectors: set ENGRAMDB_STORAGE_URL"),
+        "graph_db_config": (None, "one store holds the graph: set ENGRAMDB_STORAGE_URL"),
+        "preferred_loaders": (None, "engramdb picks its loader by file type"),
+        "incremental_loading": (True, "the item is always rebuilt from the new content"),
+        "policy": (None, "engramdb replaces the whole document (no chunk-level diff)"),
+        "extractor": (
+            None,
+            "engramdb picks its extractor: configure an LLM (LLM_*) or set "
+            "ENGRAMDB_OFFLINE_EXTRACTOR",
         ),
     },
     "search": {

@@ -68,6 +68,26 @@ class VisualizeGraphRequest(VerbRequest):
     user: UserOption = None
     max_nodes: Annotated[int, Field(strict=True, ge=1, le=100_000)] = 2000
     max_edges: Annotated[int, Field(strict=True, ge=1, le=500_000)] = 5000
+    # -- cognee's options (visualize_graph(destination_file_path, ..., dataset=..., ...)) ------
+    #: cognee's name of ``path``.
+    destination_file_path: SkipValidation[str | os.PathLike[str] | None] = Field(
+        default=None, json_schema_extra=LOCAL
+    )
+    #: One dataset by name or UUID (cognee's ``dataset``), instead of ``datasets``.
+    dataset: DatasetRef | None = None
+    #: cognee draws a session timeline; engramdb's page has none (accepted, nothing drawn).
+    include_session_events: Annotated[bool, Field(strict=True)] = True
+    session_ids: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
+    #: True: the whole graph (up to ``max_nodes``); so is False without seeds.
+    full: Annotated[bool, Field(strict=True)] = False
+    #: Seeds of a bounded view: the query's nearest chunks, these node ids, or the nodes a
+    #: recall()/search() result came from; drawn with their ``neighborhood_depth``-hop
+    #: neighbourhood (in-process only).
+    query: Annotated[str | None, Field(max_length=20_000)] = None
+    seed_node_ids: Annotated[list[UUID] | None, Field(max_length=MAX_ITEMS)] = None
+    recall_result: SkipValidation[object] = Field(default=None, json_schema_extra=LOCAL)
+    neighborhood_depth: Annotated[int, Field(strict=True, ge=0, le=5)] = 2
+    neighborhood_seed_top_k: Annotated[int, Field(strict=True, ge=1, le=1000)] = 10
 
 
 class ListConflictsRequest(VerbRequest):

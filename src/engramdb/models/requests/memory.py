@@ -69,6 +69,8 @@ class RememberRequest(VerbRequest):
     chunker: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     external_metadata: dict[str, Any] | None = None
     user: UserOption = None
+    #: cognee's cognify config: ``{"ontology_config": {"ontology_resolver": ...}}``.
+    config: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     #: The reference's way to name an existing dataset by id; wins over ``dataset_name``.
     dataset_id: UUID | None = None
     chunk_size: ChunkSize = None

@@ -1,0 +1,5 @@
+"""``cognee.api.v1.delete.delete``: ``delete``."""
+
+from engramdb.facade import delete
+
+__all__ = ["delete"]

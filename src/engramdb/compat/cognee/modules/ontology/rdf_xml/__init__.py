@@ -1,0 +1,5 @@
+"""``cognee.modules.ontology.rdf_xml``: ``RDFLibOntologyResolver``."""
+
+from engramdb.ontology.resolver import OntologyResolver as RDFLibOntologyResolver
+
+__all__ = ["RDFLibOntologyResolver"]

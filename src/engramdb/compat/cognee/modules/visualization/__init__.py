@@ -1,0 +1,1 @@
+"""``cognee.modules.visualization``."""
