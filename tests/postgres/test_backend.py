@@ -64,10 +64,14 @@ def test_bad_urls_say_what_to_fix(url: str, fragment: str) -> None:
 
 async def test_unreachable_server_is_a_clear_error_without_the_password() -> None:
     store = PostgresStore("postgresql://me:hunter2@127.0.0.1:1/db?connect_timeout=2")
-    assert await store.exists() is False
+    # unreachable is an error to report, never "nothing stored yet" (a verb would then answer
+    # "no such key" or "no datasets")
+    with pytest.raises(StorageError) as looked:
+        await store.exists()
     with pytest.raises(StorageError) as caught:
         await store.setup()
-    assert "127.0.0.1:1" in str(caught.value) and "hunter2" not in str(caught.value)
+    for error in (looked.value, caught.value):
+        assert "127.0.0.1:1" in str(error) and "hunter2" not in str(error)
     await store.close()
 
 
