@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engramdb.errors import EngramError
-from engramdb.models.records import Dataset, Edge, Node, User
+from engramdb.models.records import Dataset, Edge, Node, NodeType, User
 from engramdb.storage.base import DeleteReport, DocumentWrite, Store, VectorRow
 
 from ._helpers import DIM, data_record, edge, entity, make_doc, unit_rows
@@ -153,7 +153,7 @@ async def test_data_id_reused_with_other_hash_writes_nothing(
     assert await store.lexical_search("chunks", "beta", [dataset.id], 5) == []
 
 
-async def test_upsert_takes_new_values_keeps_feedback_and_merges_provenance(
+async def test_upsert_takes_new_values_keeps_weights_and_merges_provenance(
     store: Store, dataset: Dataset
 ) -> None:
     rng = np.random.default_rng(1)
@@ -174,7 +174,8 @@ async def test_upsert_takes_new_values_keeps_feedback_and_merges_provenance(
     (stored,) = await store.get_nodes([old.id])
     assert stored.text == "new"
     assert stored.properties == {"born": 1815}
-    assert stored.importance_weight == pytest.approx(0.7)
+    # importance-weight.md: a later document does not re-weight an entity it mentions again
+    assert stored.importance_weight == pytest.approx(0.2)
     assert stored.feedback_weight == pytest.approx(0.9)
     assert sorted(stored.data_ids) == sorted([first.data.id, second.data.id])
     # The entity's vector was replaced, not duplicated.
@@ -182,6 +183,19 @@ async def test_upsert_takes_new_values_keeps_feedback_and_merges_provenance(
     assert [h.node_id for h in hits] == [old.id]
     assert hits[0].score == pytest.approx(0.0, abs=1e-5)
     assert len(await store.lexical_search("entities", "ada", [dataset.id], 5)) == 1
+
+
+async def test_an_entity_type_node_takes_the_weight_of_the_last_ingest(
+    store: Store, dataset: Dataset
+) -> None:
+    """importance-weight.md: the EntityType nodes "are shared rather than per-document, and each
+    ingest rewrites the one it uses"."""
+    kind = entity(dataset.id, "person", type=NodeType.ENTITY_TYPE.value, importance_weight=0.7)
+    again = kind.model_copy(update={"importance_weight": 0.3})
+    await store.write_document(DocumentWrite(data=data_record(dataset.id), nodes=[kind]))
+    await store.write_document(DocumentWrite(data=data_record(dataset.id), nodes=[again]))
+    (stored,) = await store.get_nodes([kind.id])
+    assert stored.importance_weight == pytest.approx(0.3)
 
 
 async def test_upserted_edge_keeps_feedback_and_merges_provenance(

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from engramdb.models.records import NodeType
+
 __all__ = ["POSTGRES", "SQLITE", "SqlDialect", "edge_upsert", "node_upsert"]
 
 #: Columns of ``nodes`` a write supplies, in the order of the upsert's parameters.
@@ -114,18 +116,25 @@ class SqlDialect:
         return default if value == "" else json.loads(value)
 
     def upsert(
-        self, table: str, columns: Sequence[str], conflict: Sequence[str], update: Sequence[str]
+        self,
+        table: str,
+        columns: Sequence[str],
+        conflict: Sequence[str],
+        update: Sequence[str],
+        assignments: Sequence[str] = (),
     ) -> str:
         """``INSERT INTO table (columns) VALUES (...) ON CONFLICT (conflict) DO UPDATE SET``
-        each of ``update`` to the new row's value (``DO NOTHING`` when ``update`` is empty)."""
+        each of ``update`` to the new row's value, plus the raw ``assignments`` (``col = expr``;
+        ``DO NOTHING`` when both are empty)."""
         values = ", ".join(self.json_param() if c in _JSON_COLUMNS else self.param for c in columns)
         head = (
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({values}) "
             f"ON CONFLICT ({', '.join(conflict)}) DO "
         )
-        if not update:
+        sets = [*(f"{c} = excluded.{c}" for c in update), *assignments]
+        if not sets:
             return head + "NOTHING"
-        return head + "UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in update)
+        return head + "UPDATE SET " + ", ".join(sets)
 
 
 SQLITE = SqlDialect("sqlite", "?", "", greatest="max", binary_collation="", row_order="rowid")
@@ -139,16 +148,33 @@ POSTGRES = SqlDialect(
 )
 
 
+#: The weight rule of an ingested node met again by a later document (importance-weight.md): an
+#: entity keeps the weight it was stored with ("improve() never changes the importance_weight
+#: you stored"; a document that mentions it again does not either), while the shared EntityType
+#: nodes are the documented exception: "each ingest rewrites the one it uses".
+_KEEP_ENTITY_WEIGHT = (
+    f"importance_weight = CASE WHEN nodes.type = '{NodeType.ENTITY.value}' "
+    "THEN nodes.importance_weight ELSE excluded.importance_weight END"
+)
+
+
 @cache
 def node_upsert(dialect: SqlDialect, *, derived: bool) -> str:
     """Insert a node or update it in place. An existing node keeps its ``feedback_weight`` (and
-    ``created_at``); an ingested node keeps its ``type`` (its id is derived from it), a derived
-    one takes the new type."""
-    update = ("name", "text", "properties", "importance_weight", "updated_at")
-    return dialect.upsert("nodes", NODE_COLUMNS, ("id",), ("type", *update) if derived else update)
+    ``created_at``); an ingested node keeps its ``type`` (its id is derived from it) and, when it
+    is an entity, its ``importance_weight``; a derived one takes the new type and weight."""
+    update = ("name", "text", "properties", "updated_at")
+    if derived:
+        return dialect.upsert(
+            "nodes", NODE_COLUMNS, ("id",), ("type", *update, "importance_weight")
+        )
+    return dialect.upsert("nodes", NODE_COLUMNS, ("id",), update, (_KEEP_ENTITY_WEIGHT,))
 
 
 @cache
-def edge_upsert(dialect: SqlDialect) -> str:
-    """Insert an edge or update its properties and importance (``feedback_weight`` is kept)."""
-    return dialect.upsert("edges", EDGE_COLUMNS, ("id",), ("properties", "importance_weight"))
+def edge_upsert(dialect: SqlDialect, *, derived: bool = True) -> str:
+    """Insert an edge or update its properties (``feedback_weight`` is kept). A derived edge
+    takes the new ``importance_weight``; an ingested one met again (a later document stating the
+    same relation) keeps the weight it was stored with."""
+    update = ("properties", "importance_weight") if derived else ("properties",)
+    return dialect.upsert("edges", EDGE_COLUMNS, ("id",), update)

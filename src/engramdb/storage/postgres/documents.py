@@ -58,7 +58,7 @@ ON CONFLICT (dataset_id, content_hash) DO NOTHING
 
 _UPSERT_NODE = node_upsert(POSTGRES, derived=False)
 
-_UPSERT_EDGE = edge_upsert(POSTGRES)
+_UPSERT_EDGE = edge_upsert(POSTGRES, derived=False)
 
 _UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (%s, %s, %s, %s, %b)

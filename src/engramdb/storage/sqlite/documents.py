@@ -38,7 +38,7 @@ __all__ = [
 
 _UPSERT_NODE = node_upsert(SQLITE, derived=False)
 
-_UPSERT_EDGE = edge_upsert(SQLITE)
+_UPSERT_EDGE = edge_upsert(SQLITE, derived=False)
 
 _UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (?, ?, ?, ?, ?)
