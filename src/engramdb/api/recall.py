@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from pydantic import BaseModel
+
 from engramdb.access.permissions import check, own_dataset, readable_datasets
 from engramdb.engine import Engine
 from engramdb.errors import (
@@ -362,13 +364,24 @@ def _system_prompt(system_prompt: str | None, system_prompt_path: str | None) ->
         ) from exc
 
 
-def _llm_for_call(engine: Engine, llm_config: Mapping[str, Any] | None) -> LLM | None:
+def _llm_for_call(engine: Engine, llm_config: Mapping[str, Any] | BaseModel | None) -> LLM | None:
+    """The LLM of one recall: the engine's, or one built from ``llm_config`` over the settings —
+    a dict of LLM_* settings, or an object of them such as cognee's ``LLMConfig`` (its llm_*
+    fields that are set and that engramdb has; an object always carries every field, so the
+    others are its defaults, not the caller's choice)."""
     if not llm_config:
         return engine.llm
     from engramdb.providers.llm.factory import build_llm
 
+    if isinstance(llm_config, BaseModel):
+        known = type(engine.settings).model_fields
+        llm_config = {
+            k: v
+            for k, v in llm_config.model_dump().items()
+            if k.startswith("llm_") and k in known and v not in (None, "")
+        }
     if not isinstance(llm_config, Mapping):
-        raise ConfigurationError("llm_config must be a dict of LLM_* settings")
+        raise ConfigurationError("llm_config must be a dict (or an object) of LLM_* settings")
     update = {k.lower(): v for k, v in llm_config.items()}
     unknown = [k for k in update if not k.startswith("llm_")]
     if unknown:

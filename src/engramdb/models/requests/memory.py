@@ -112,7 +112,8 @@ class RecallRequest(VerbRequest):
     )
     include_references: Annotated[bool, Strict] = False
     user: UserOption = None
-    llm_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
+    #: LLM_* settings for this call: a dict, or an object of them (cognee's LLMConfig).
+    llm_config: Mapping[str, Any] | BaseModel | None = Field(default=None, json_schema_extra=LOCAL)
     embedding_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
 
     _query_type = field_validator("query_type", mode="before")(search_type_from_name)
