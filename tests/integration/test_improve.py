@@ -4,6 +4,7 @@ bridging, the global context index, idempotency and failure rules."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -226,7 +227,9 @@ async def test_bad_arguments_fail_before_anything_runs() -> None:
     await engramdb.remember(FACTS, self_improvement=False)
     from uuid import uuid4
 
-    with pytest.raises(PermissionDeniedError):
+    # improve.md, Troubleshooting: the seed's sentence, whether the id is unknown or forbidden
+    seed = "Request owner does not have necessary permission: [write] for all datasets requested"
+    with pytest.raises(PermissionDeniedError, match=re.escape(seed)):
         await engramdb.improve(uuid4())
     with pytest.warns(FutureWarning):
         await engramdb.improve(node_name=["Ada"], build_global_context_index=False)

@@ -49,9 +49,9 @@ __all__ = [
 def denied(dataset_id: UUID | str, permission: str) -> PermissionDeniedError:
     """The refusal for a dataset id: identical whether the dataset is unknown or not permitted."""
     return PermissionDeniedError(
-        f"Request owner does not have necessary permission: [{permission}] for dataset "
-        f"{dataset_id} (or no such dataset exists). Check the id, or ask the dataset's owner "
-        f"for a {permission} grant."
+        f"Request owner does not have necessary permission: [{permission}] for all datasets "
+        f"requested (dataset {dataset_id}, or no such dataset exists). Check the id, or ask the "
+        f"dataset's owner for a {permission} grant."
     )
 
 
