@@ -10,7 +10,9 @@ it never reads ``os.environ`` itself.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +22,18 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from engramdb.errors import ConfigurationError, FeatureNotAvailableError
 from engramdb.settings_cognee import CogneeSetters
 
-__all__ = ["IMPROVE_STAGES", "Config", "Settings", "config", "get_settings"]
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFERRED_CHECKS",
+    "IMPROVE_STAGES",
+    "Config",
+    "Settings",
+    "check_deferred",
+    "config",
+    "disabled_stages",
+    "get_settings",
+]
 
 #: The nine improve stages of the reference, in their fixed order.
 IMPROVE_STAGES: tuple[str, ...] = (
@@ -134,19 +147,6 @@ class Settings(BaseSettings):
     def _level_name(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
 
-    @field_validator("improve_stages_disabled", mode="after")
-    @classmethod
-    def _check_stage_names(cls, value: str) -> str:
-        names = [n.strip() for n in value.split(",") if n.strip()]
-        allowed = set(IMPROVE_STAGES) - {"persist_session_qa"}
-        bad = [n for n in names if n not in allowed and n != "triplet_enrichment"]
-        if bad:
-            raise ValueError(
-                f"IMPROVE_STAGES_DISABLED names unknown or non-disableable stages {bad}; "
-                f"valid names are: {', '.join(sorted(allowed))}"
-            )
-        return value
-
     @property
     def storage_url(self) -> str:
         """The storage URL in effect (the embedded SQLite file unless one is configured)."""
@@ -158,6 +158,36 @@ class Settings(BaseSettings):
     def llm_configured(self) -> bool:
         """True when an LLM can be called: an API key, or an endpoint (local servers need none)."""
         return bool(self.llm_api_key or self.llm_endpoint)
+
+
+def disabled_stages(value: str) -> set[str]:
+    """The stage names of IMPROVE_STAGES_DISABLED. An unknown name, or ``persist_session_qa``
+    (which cannot be disabled), is a ConfigurationError listing the valid names; the removed
+    ``triplet_enrichment`` stage is ignored with a logged warning (improve.md)."""
+    names = {n.strip() for n in value.split(",") if n.strip()}
+    allowed = set(IMPROVE_STAGES) - {"persist_session_qa"}
+    bad = sorted(n for n in names if n not in allowed and n != "triplet_enrichment")
+    if bad:
+        raise ConfigurationError(
+            f"IMPROVE_STAGES_DISABLED names unknown or non-disableable stages {bad}; "
+            f"valid names are: {', '.join(sorted(allowed))}"
+        )
+    if "triplet_enrichment" in names:
+        logger.warning("IMPROVE_STAGES_DISABLED: the triplet_enrichment stage was removed; ignored")
+    return names - {"triplet_enrichment"}
+
+
+#: Settings checked when the feature that reads them does, not when the settings load, so that a
+#: bad value breaks that feature only (improve.md: "the API server raises it at startup, the SDK
+#: the first time improve's config is read"). ``config.set`` checks its key at once, and the
+#: server checks all of them at startup (:func:`check_deferred`).
+DEFERRED_CHECKS: dict[str, Callable[[Any], object]] = {"improve_stages_disabled": disabled_stages}
+
+
+def check_deferred(settings: Settings) -> None:
+    """Run every deferred check (the server's startup)."""
+    for name, check in DEFERRED_CHECKS.items():
+        check(getattr(settings, name))
 
 
 class Config(CogneeSetters):
@@ -209,6 +239,8 @@ class Config(CogneeSetters):
             new = Settings.model_validate(data)
         except ValidationError as exc:
             raise ConfigurationError(_explain(exc)) from exc
+        if name in DEFERRED_CHECKS:
+            DEFERRED_CHECKS[name](getattr(new, name))
         with self._lock:
             self._settings = new
             self._generation += 1

@@ -418,3 +418,25 @@ async def test_distill_cap_marks_the_rest_uncurated() -> None:
     hits = await engramdb.recall("Rule number", query_type=engramdb.SearchType.CHUNKS_LEXICAL)
     text = "\n".join(h.text for h in hits)
     assert "Rule number 5." in text and "Rule number 6." not in text
+
+
+async def test_a_bad_disabled_stage_in_the_environment_breaks_improve_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """improve.md: an unknown IMPROVE_STAGES_DISABLED name "raises an error that lists the valid
+    names: the API server raises it at startup, the SDK the first time improve's config is
+    read" -- not every verb."""
+    from fastapi.testclient import TestClient
+
+    from engramdb.server.app import create_app
+
+    monkeypatch.setenv("IMPROVE_STAGES_DISABLED", "no_such_stage")
+    config.reset()
+    await engramdb.remember(FACTS, self_improvement=False)
+    assert await engramdb.recall("Ada", engramdb.SearchType.CHUNKS)
+    with pytest.raises(ConfigurationError, match="valid names"):
+        await engramdb.improve()
+    await engramdb.forget(dataset="main_dataset")
+    with pytest.raises(ConfigurationError, match="valid names"):
+        with TestClient(create_app(engramdb.Engine(data_dir=config.get("engramdb_data_dir")))):
+            pass

@@ -148,7 +148,7 @@ async def improve_dataset(
 ) -> ImproveResult:
     """improve() after argument checks (also used by the automatic improve after remember)."""
     eng = engine
-    eng.settings  # noqa: B018 - reading the settings validates IMPROVE_STAGES_DISABLED now
+    disabled_stages(eng.settings.improve_stages_disabled)  # a bad value fails before any work
     owner = await eng.resolve_user(user)
     target = await _resolve_dataset(eng, owner, dataset)
     result = ImproveResult(dataset_id=target.id, dataset_name=target.name)

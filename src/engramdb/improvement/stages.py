@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engramdb.improvement import bridging, conflicts, global_index, learning, truth
 from engramdb.improvement.context import ImproveContext, StageOutcome
-from engramdb.settings import IMPROVE_STAGES
+from engramdb.settings import IMPROVE_STAGES, disabled_stages
 
 __all__ = ["STAGES", "Stage", "disabled_stages"]
 
@@ -91,9 +91,3 @@ STAGES: tuple[Stage, ...] = (
     Stage("global_context_index", _global_index, global_index.build_global_context_index),
 )
 assert tuple(s.name for s in STAGES) == IMPROVE_STAGES
-
-
-def disabled_stages(value: str) -> set[str]:
-    """Stage names of IMPROVE_STAGES_DISABLED (already validated by the settings); the removed
-    ``triplet_enrichment`` stage is ignored."""
-    return {n.strip() for n in value.split(",") if n.strip()} - {"triplet_enrichment"}

@@ -44,6 +44,10 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from engramdb.engine import get_engine
+        from engramdb.settings import check_deferred
+
+        check_deferred((engine or get_engine()).settings)  # improve.md: "at startup"
         app.state.runs = runs
         try:
             yield
