@@ -437,6 +437,6 @@ async def test_a_bad_disabled_stage_in_the_environment_breaks_improve_only(
     with pytest.raises(ConfigurationError, match="valid names"):
         await engramdb.improve()
     await engramdb.forget(dataset="main_dataset")
-    with pytest.raises(ConfigurationError, match="valid names"):
-        with TestClient(create_app(engramdb.Engine(data_dir=config.get("engramdb_data_dir")))):
-            pass
+    engine = engramdb.Engine(data_dir=config.get("engramdb_data_dir"))
+    with pytest.raises(ConfigurationError, match="valid names"), TestClient(create_app(engine)):
+        pass

@@ -294,3 +294,24 @@ async def test_node_name_is_refused_where_it_would_be_ignored() -> None:
     await engramdb.remember("A fact.", node_set=["x"])
     with pytest.raises(engramdb.FeatureNotAvailableError, match="node_name"):
         await engramdb.recall("q", "CYPHER", node_name=["x"])
+
+
+async def test_a_hybrid_request_with_feedback_influence_defers_to_graph_completion(
+    openai_server: OpenAIServer,
+) -> None:
+    """recall.md, Source provenance: "A hybrid request that defers to GRAPH_COMPLETION (for
+    example with neighborhood_depth or feedback_influence set) reports
+    search_type="GRAPH_COMPLETION" and does carry metadata.evidence" (with include_references,
+    as every metadata.evidence)."""
+    await engramdb.remember("Ada Lovelace wrote the first program.", self_improvement=False)
+    engramdb.config.set("llm_endpoint", openai_server.base_url)
+    engramdb.config.set("llm_api_key", "test-key")
+    question = "Who wrote the first program?"
+    refs = {"include_references": True}
+    (plain,) = await engramdb.recall(question, "HYBRID_COMPLETION", **refs)
+    assert plain.search_type == "HYBRID_COMPLETION" and not plain.metadata
+    (deferred,) = await engramdb.recall(
+        question, "HYBRID_COMPLETION", feedback_influence=0.5, **refs
+    )
+    assert deferred.search_type == "GRAPH_COMPLETION"
+    assert deferred.metadata.get("evidence")

@@ -123,6 +123,11 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
             llm_available=engine.settings.llm_configured,
         )
         search_type = decision.search_type
+        if search_type is SearchType.HYBRID_COMPLETION and feedback_influence:
+            # recall.md: "A hybrid request that defers to GRAPH_COMPLETION (for example with
+            # neighborhood_depth or feedback_influence set) reports search_type=GRAPH_COMPLETION
+            # and does carry metadata.evidence."
+            search_type = SearchType.GRAPH_COMPLETION
         if search_type is SearchType.HYBRID_COMPLETION and (
             wide_search_top_k is not None or triplet_distance_penalty is not None
         ):
