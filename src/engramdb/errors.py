@@ -106,6 +106,7 @@ __all__ = [
     "UnauthenticatedError",
     "UserNotFoundError",
     "by_code",
+    "error_class_name",
     "scrub_secrets",
 ]
 
@@ -463,6 +464,18 @@ class FeatureNotAvailableError(EngramError, NotImplementedError):
 
     status_code = 501
     code = "not_implemented"
+
+
+def error_class_name(exc: BaseException) -> str:
+    """The class name a run record keeps for ``exc``: for one of the generic provider errors
+    raised from a provider's own exception, that exception's class (recall.md's build_failed
+    marker: ``error_class`` "AuthenticationError" for an LLM that refused the key); else
+    ``exc``'s (a specific one such as LLMPaymentRequiredError says more than the provider's)."""
+    cause = exc.__cause__
+    generic = type(exc) in (ProviderError, LLMProviderError, EmbeddingProviderError)
+    if generic and cause is not None and not isinstance(cause, EngramError):
+        return type(cause).__name__
+    return type(exc).__name__
 
 
 def by_code() -> dict[str, type[EngramError]]:

@@ -195,14 +195,19 @@ async def test_garbled_llm_answer_falls_back_to_offline_and_is_counted(
 
 
 @pytest.mark.parametrize(
-    ("reply", "error"),
+    ("reply", "error", "recorded"),
     [
-        (Reply.error(402, "insufficient credit"), engramdb.LLMPaymentRequiredError),
-        (Reply.error(401, "bad key"), engramdb.LLMProviderError),
+        (
+            Reply.error(402, "insufficient credit"),
+            engramdb.LLMPaymentRequiredError,
+            "LLMPaymentRequiredError",
+        ),
+        # recall.md: the run keeps the provider's class ("AuthenticationError")
+        (Reply.error(401, "bad key"), engramdb.LLMProviderError, "AuthenticationError"),
     ],
 )
 async def test_llm_failure_records_errored_run_and_writes_nothing(
-    openai_server: OpenAIServer, reply: Reply, error: type[Exception]
+    openai_server: OpenAIServer, reply: Reply, error: type[Exception], recorded: str
 ) -> None:
     _use_llm(openai_server)
     openai_server.set_default("chat/completions", lambda r: reply)
@@ -214,7 +219,7 @@ async def test_llm_failure_records_errored_run_and_writes_nothing(
     assert dataset is not None
     assert await store.list_data(dataset.id) == []
     runs = await store.list_runs([dataset.id])
-    assert runs[0].status is RunStatus.ERRORED and runs[0].error_class == error.__name__
+    assert runs[0].status is RunStatus.ERRORED and runs[0].error_class == recorded
 
     openai_server.set_default(
         "chat/completions", _scripted_extraction(openai_server)

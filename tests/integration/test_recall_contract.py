@@ -315,3 +315,17 @@ async def test_a_hybrid_request_with_feedback_influence_defers_to_graph_completi
     )
     assert deferred.search_type == "GRAPH_COMPLETION"
     assert deferred.metadata.get("evidence")
+
+
+async def test_a_refused_llm_key_is_named_by_the_providers_class(
+    openai_server: OpenAIServer,
+) -> None:
+    """recall.md, warming-up marker: results[0].error_class is "AuthenticationError" and the
+    text names it, when the first build ended in an LLM that refused the key."""
+    _use_llm(openai_server)
+    openai_server.set_default("chat/completions", lambda r: Reply.error(401, "bad key"))
+    with pytest.raises(engramdb.LLMProviderError):
+        await engramdb.remember("Grace Hopper served in the Navy.", dataset_name="navy")
+    (marker,) = await engramdb.recall("Who served?", datasets=["navy"])
+    assert marker.status == "build_failed" and marker.error_class == "AuthenticationError"
+    assert "(AuthenticationError:" in marker.text

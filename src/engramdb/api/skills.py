@@ -29,7 +29,12 @@ import numpy as np
 
 from engramdb.access.permissions import check, dataset_for_write
 from engramdb.engine import Engine
-from engramdb.errors import EngramValidationError, PermissionDeniedError, scrub_secrets
+from engramdb.errors import (
+    EngramValidationError,
+    PermissionDeniedError,
+    error_class_name,
+    scrub_secrets,
+)
 from engramdb.ingest.graph_builder import normalise_name
 from engramdb.ingest.pipeline import data_id_for
 from engramdb.models.records import DataRecord, Node, RunStatus, stable_id, utcnow
@@ -149,7 +154,7 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
             await store.finish_run(
                 run.id,
                 RunStatus.ERRORED,
-                error_class=type(exc).__name__,
+                error_class=error_class_name(exc),
                 error_message=scrub_secrets(str(exc)),
             )
             raise

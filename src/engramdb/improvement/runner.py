@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
-from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
+from engramdb.errors import LLMPaymentRequiredError, error_class_name, scrub_secrets
 from engramdb.improvement.context import ImproveContext, ImproveOptions
 from engramdb.improvement.stages import STAGES, disabled_stages
 from engramdb.models.improve import ImproveResult, StageResult
@@ -119,7 +119,7 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
         await store.finish_run(
             run.id,
             RunStatus.ERRORED,
-            error_class=type(exc).__name__,
+            error_class=error_class_name(exc),
             error_message=scrub_secrets(str(exc)),
         )
         raise

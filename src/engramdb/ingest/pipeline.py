@@ -18,7 +18,7 @@ from uuid import UUID
 
 import numpy as np
 
-from engramdb.errors import scrub_secrets
+from engramdb.errors import error_class_name, scrub_secrets
 from engramdb.extract.types import ChunkExtraction, Extractor, Usage
 from engramdb.ingest.data_point_graph import data_point_node_ids
 from engramdb.ingest.graph_builder import (
@@ -143,7 +143,7 @@ async def ingest_documents(
             await store.finish_run(
                 record.id,
                 RunStatus.ERRORED,
-                error_class=type(exc).__name__,
+                error_class=error_class_name(exc),
                 error_message=scrub_secrets(str(exc)),
                 counts=run.all_counts(),
             )

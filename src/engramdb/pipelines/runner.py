@@ -28,7 +28,12 @@ from uuid import UUID
 
 from engramdb.access.permissions import check, dataset_for_write, owned_datasets
 from engramdb.engine import Engine, get_engine
-from engramdb.errors import CogneeValidationError, FeatureNotAvailableError, scrub_secrets
+from engramdb.errors import (
+    CogneeValidationError,
+    FeatureNotAvailableError,
+    error_class_name,
+    scrub_secrets,
+)
 from engramdb.models.records import Dataset, RunStatus, User
 from engramdb.pipelines.run_info import (
     PipelineContext,
@@ -161,13 +166,16 @@ async def _run_dataset(
             logger.exception("pipeline %r: a task failed", pipeline_name)
             message = scrub_secrets(str(exc))
             await store.finish_run(
-                record.id, RunStatus.ERRORED, error_class=type(exc).__name__, error_message=message
+                record.id,
+                RunStatus.ERRORED,
+                error_class=error_class_name(exc),
+                error_message=message,
             )
             yield PipelineRunErrored(
                 **ids,
                 payload=repr(exc),
                 data_ingestion_info=results,
-                error_class=type(exc).__name__,
+                error_class=error_class_name(exc),
                 error_message=message,
             )
             return
