@@ -397,6 +397,17 @@ def _retired(task: asyncio.Task[None]) -> None:
         logger.warning("could not close the replaced engine: %r", task.exception())
 
 
+async def close_default_engine() -> None:
+    """Close the default engine and drop it (the next :func:`get_engine` opens a new one): what
+    a program's event loop should do before it ends, so that no connection-pool task of the
+    engine outlives the loop (``engramdb run-cognee`` does it after each ``asyncio.run``)."""
+    global _current
+    with _registry_lock:
+        current, _current = _current, None
+    if current is not None:
+        await current[1].close()
+
+
 def set_engine(engine: Engine | None) -> None:
     """Install an engine (tests, embedding applications) or drop the current one."""
     global _current

@@ -138,3 +138,23 @@ def test_a_data_management_program_runs_unchanged(isolated_config: Path) -> None
         f"PAGE: {page}",
     ]
     assert page.exists()
+
+
+def test_each_asyncio_run_of_a_program_gets_a_working_memory(tmp_path: Path) -> None:
+    """The runner closes the default engine when a program's main coroutine ends (so no pool
+    task outlives the loop); a second asyncio.run in the same program opens it again."""
+    script = tmp_path / "two_runs.py"
+    script.write_text(
+        "import asyncio\n"
+        "import cognee\n"
+        "async def store():\n"
+        "    await cognee.remember('Owls hunt at night.', self_improvement=False)\n"
+        "async def ask():\n"
+        "    found = await cognee.recall('owls', query_type=cognee.SearchType.CHUNKS)\n"
+        "    print(found[0].text)\n"
+        "asyncio.run(store())\n"
+        "asyncio.run(ask())\n"
+    )
+    done = _run([sys.executable, "-m", "engramdb.compat.cognee", str(script)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "Owls hunt at night."

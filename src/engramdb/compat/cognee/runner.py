@@ -9,15 +9,17 @@ fails to import with a ModuleNotFoundError that says so.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import runpy
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 __all__ = ["CogneeAliasFinder", "run_cognee_script"]
 
@@ -101,4 +103,25 @@ def run_cognee_script(script: str | Path, args: Sequence[str] = ()) -> None:
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
     sys.meta_path.insert(0, CogneeAliasFinder())
+    asyncio.run = _closing_run(asyncio.run)
     runpy.run_path(str(path), run_name="__main__")
+
+
+def _closing_run(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``asyncio.run`` that closes engramdb's default engine when the program's main coroutine
+    ends, before the loop cancels what is left: cognee programs never close their memory, and a
+    PostgreSQL pool cancelled mid-connect at loop teardown would retry its connection for up to
+    a minute. The next ``asyncio.run`` of the program opens a new engine."""
+
+    def closing(main: Any, **kwargs: Any) -> Any:
+        from engramdb.engine import close_default_engine
+
+        async def main_then_close() -> Any:
+            try:
+                return await main
+            finally:
+                await close_default_engine()
+
+        return run(main_then_close(), **kwargs)
+
+    return closing

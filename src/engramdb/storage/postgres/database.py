@@ -222,6 +222,10 @@ class Database:
             configure=self._configure,
             open=False,
             timeout=POOL_TIMEOUT_S,
+            # A failed connection attempt is retried in the background no longer than a caller
+            # could wait for it (the pool keeps no minimum, min_size=0); the default, five
+            # minutes, kept a cancelled attempt alive at loop teardown.
+            reconnect_timeout=POOL_TIMEOUT_S,
             name="engramdb",
         )
         await pool.open(wait=False)
