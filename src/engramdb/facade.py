@@ -38,6 +38,7 @@ __all__ = [
     "find_user",
     "forget",
     "get_graph",
+    "get_memory_provenance_graph",
     "get_node",
     "grant",
     "improve",
@@ -167,6 +168,30 @@ async def authenticate(api_key: str) -> User:
     from engramdb.engine import get_engine
 
     return await authenticate_on(get_engine(), api_key)
+
+
+async def get_memory_provenance_graph(
+    include_memory: bool = False,
+    scope_tenant_ids: Any = None,
+    scope_user_ids: Any = None,
+    scope_dataset_ids: Any = None,
+    *,
+    user: User | None = None,
+) -> Any:
+    """cognee's ``(nodes, edges)`` provenance graph of what the caller may read, on the default
+    engine: users own datasets, datasets contain files, files mention memories
+    (``include_memory``). See :mod:`engramdb.api.provenance`. In-process only."""
+    from engramdb.api.provenance import get_memory_provenance_graph as build
+    from engramdb.engine import get_engine
+
+    return await build(
+        get_engine(),
+        include_memory,
+        scope_tenant_ids,
+        scope_user_ids,
+        scope_dataset_ids,
+        user=user,
+    )
 
 
 async def remember_with_progress(

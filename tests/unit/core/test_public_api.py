@@ -99,6 +99,7 @@ EXPECTED_ALL = [
     "disconnect",
     "forget",
     "get_graph",
+    "get_memory_provenance_graph",
     "get_node",
     "grant",
     "improve",
