@@ -7,18 +7,18 @@ which ``add`` reads before it answers (the upload directory is removed then).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from starlette.datastructures import UploadFile
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.results import RememberResult
 from engramdb.server.auth import CurrentUser
-from engramdb.server.bodies import EngineDep, body_spec, parse_body, read_body, to_request
+from engramdb.server.bodies import EngineDep, body_spec, read_body, to_request
+from engramdb.server.forms import UploadForm
 from engramdb.server.routes_memory import chunker_class, runs_of
 from engramdb.server.runs import RunRegistry
 from engramdb.server.uploads import UploadDir, refuse_server_paths
@@ -29,31 +29,11 @@ __all__ = ["ADD_BODY", "ADD_UPLOAD_SCHEMA", "router"]
 router = APIRouter(prefix="/api/v1", tags=["classic"])
 
 _ADD, _COGNIFY = VERBS["add"], VERBS["cognify"]
-_MAX_FILES = 100
 _RESULTS: TypeAdapter[dict[str, RememberResult]] = TypeAdapter(dict[str, RememberResult])
 
+_ADD_FORM = UploadForm(_ADD, "AddUpload", "add")
 #: The multipart form of ``POST /api/v1/add`` (merged into the OpenAPI components).
-ADD_UPLOAD_SCHEMA: dict[str, Any] = {
-    "title": "AddUpload",
-    "type": "object",
-    "required": ["files"],
-    "properties": {
-        "files": {
-            "type": "array",
-            "items": {"type": "string", "format": "binary"},
-            "description": "Files to add (.txt, .md, .csv, .json, .jsonl, .html, .pdf).",
-        },
-        "texts": {"type": "array", "items": {"type": "string"}},
-        "dataset_name": {"type": "string", "default": "main_dataset"},
-        "dataset_id": {"type": "string", "format": "uuid"},
-        "importance_weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
-        "node_set": {"type": "array", "items": {"type": "string"}},
-        "incremental_loading": {"type": "boolean", "default": True},
-        "data_per_batch": {"type": "integer", "minimum": 1, "default": 20},
-        "run_in_background": {"type": "boolean", "default": False},
-        "data_cache": {"type": "boolean", "default": True},
-    },
-}
+ADD_UPLOAD_SCHEMA: dict[str, Any] = _ADD_FORM.schema
 
 #: The two bodies ``POST /api/v1/add`` accepts.
 ADD_BODY: dict[str, Any] = {
@@ -70,35 +50,6 @@ ADD_BODY: dict[str, Any] = {
 }
 
 
-async def _add_form(request: Request) -> tuple[Any, list[UploadFile]]:
-    """The multipart form as add's wire body (``data`` holds its texts) and its files."""
-    try:
-        form = await request.form(max_files=_MAX_FILES, max_fields=200)
-    except Exception as exc:  # malformed multipart: the parser's many errors mean "bad input"
-        raise EngramValidationError(f"the multipart body could not be parsed: {exc}") from exc
-    unknown = set(form.keys()) - set(ADD_UPLOAD_SCHEMA["properties"])
-    if unknown:
-        raise EngramValidationError(f"unknown form field(s): {', '.join(sorted(unknown))}")
-    uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
-    if not uploads:
-        raise EngramValidationError("a multipart add needs at least one 'files' part")
-    fields: dict[str, Any] = {"data": [t for t in form.getlist("texts") if isinstance(t, str)]}
-    wire = _ADD.wire_model.model_fields
-    for key in ADD_UPLOAD_SCHEMA["properties"]:
-        value = form.get(key)
-        if key in ("files", "texts", "node_set") or not isinstance(value, str):
-            continue
-        try:
-            adapter: TypeAdapter[Any] = TypeAdapter(wire[key].annotation or str)
-            fields[key] = adapter.validate_strings(value)
-        except ValidationError as exc:
-            raise EngramValidationError(f"invalid add form field {key}: {value!r}") from exc
-    tags = [t for t in form.getlist("node_set") if isinstance(t, str)]
-    if tags:
-        fields["node_set"] = tags
-    return parse_body(_ADD, json.dumps(fields, default=str)), uploads
-
-
 @router.post(
     "/add",
     response_model=RememberResult,
@@ -112,7 +63,7 @@ async def add_route(request: Request, user: CurrentUser, engine: EngineDep) -> A
     uploads: list[UploadFile] = []
     body: Any
     if ctype.startswith("multipart/form-data"):
-        body, uploads = await _add_form(request)
+        body, uploads = await _ADD_FORM.read(request)
     elif ctype.startswith("application/json"):
         body = await read_body(request, _ADD)
     else:

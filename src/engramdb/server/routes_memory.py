@@ -6,7 +6,6 @@ verb with ``user=``: permissions are enforced by the verbs, exactly as in-proces
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from uuid import UUID
 
@@ -21,7 +20,8 @@ from engramdb.ingest.types import Chunker
 from engramdb.models.improve import ImproveResult
 from engramdb.models.results import RecallResponse, RememberResult
 from engramdb.server.auth import CurrentUser
-from engramdb.server.bodies import EngineDep, body_spec, parse_body, read_body, to_request
+from engramdb.server.bodies import EngineDep, body_spec, read_body, to_request
+from engramdb.server.forms import UploadForm
 from engramdb.server.runs import RunRegistry, RunStatusOut
 from engramdb.server.uploads import UploadDir, refuse_server_paths
 from engramdb.verbs import VERBS
@@ -34,7 +34,6 @@ _RECALL_LIST: TypeAdapter[list[RecallResponse]] = TypeAdapter(list[RecallRespons
 _REMEMBER, _RECALL, _IMPROVE, _FORGET = (
     VERBS[name] for name in ("remember", "recall", "improve", "forget")
 )
-_MAX_FILES = 100
 
 #: The two bodies ``POST /api/v1/remember`` accepts (documented by hand: FastAPI cannot declare
 #: a JSON and a multipart body for one route).
@@ -52,72 +51,9 @@ REMEMBER_BODY: dict[str, Any] = {
 }
 
 
-def _json_types(prop: dict[str, Any]) -> set[str]:
-    """The JSON types a field's schema admits (``null`` left out)."""
-    options = prop.get("anyOf", [prop])
-    return {o["type"] for o in options if o.get("type") not in (None, "null")}
-
-
-#: The wire fields of remember a multipart form carries besides its files: every field of the
-#: JSON body (derived from the one request model) but ``data``, whose texts come as ``texts``.
-_FORM_FIELDS: dict[str, dict[str, Any]] = {
-    name: prop
-    for name, prop in _REMEMBER.wire_model.model_json_schema()["properties"].items()
-    if name != "data"
-}
-
+_REMEMBER_FORM = UploadForm(_REMEMBER, "RememberUpload", "ingest")
 #: The multipart form of ``POST /api/v1/remember`` (merged into the OpenAPI components).
-REMEMBER_UPLOAD_SCHEMA: dict[str, Any] = {
-    "title": "RememberUpload",
-    "type": "object",
-    "required": ["files"],
-    "properties": {
-        "files": {
-            "type": "array",
-            "items": {"type": "string", "format": "binary"},
-            "description": "Files to ingest (.txt, .md, .csv, .json, .jsonl, .html, .pdf).",
-        },
-        "texts": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Texts to ingest along with the files.",
-        },
-        **{
-            name: (
-                {"type": "string", "description": "A JSON object, as text."}
-                if "object" in _json_types(prop)
-                else prop
-            )
-            for name, prop in _FORM_FIELDS.items()
-        },
-    },
-}
-
-
-def _form_value(name: str, form: Any) -> Any:
-    """One form field as the JSON value of the body field ``name`` (by its declared type)."""
-    types = _json_types(_FORM_FIELDS[name])
-    if "array" in types:
-        return [v for v in form.getlist(name) if isinstance(v, str)]
-    text = form.get(name)
-    if not isinstance(text, str):
-        raise EngramValidationError(f"form field {name!r} must be text")
-    try:
-        if "object" in types:
-            value = json.loads(text)
-            if not isinstance(value, dict):
-                raise ValueError
-            return value
-        if "boolean" in types:
-            return {"true": True, "1": True, "false": False, "0": False}[text.strip().lower()]
-        if "integer" in types:
-            return int(text)
-        if "number" in types:
-            return float(text)
-    except (ValueError, KeyError) as exc:
-        kind = next(iter(sorted(types)), "text")
-        raise EngramValidationError(f"form field {name!r} must be a {kind}: {text!r}") from exc
-    return text
+REMEMBER_UPLOAD_SCHEMA: dict[str, Any] = _REMEMBER_FORM.schema
 
 
 def runs_of(request: Request) -> RunRegistry:
@@ -144,25 +80,6 @@ def chunker_class(name: str | None) -> type[Chunker] | None:
     return found
 
 
-async def _form_request(request: Request) -> tuple[Any, list[UploadFile]]:
-    """The multipart form as a RememberRequest (``data`` holds its texts) and its files."""
-    try:
-        form = await request.form(max_files=_MAX_FILES, max_fields=200)
-    except Exception as exc:  # malformed multipart: the parser's many errors mean "bad input"
-        raise EngramValidationError(f"the multipart body could not be parsed: {exc}") from exc
-    uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
-    if not uploads:
-        raise EngramValidationError("a multipart remember needs at least one 'files' part")
-    unknown = set(form.keys()) - set(REMEMBER_UPLOAD_SCHEMA["properties"])
-    if unknown:
-        raise EngramValidationError(f"unknown form field(s): {', '.join(sorted(unknown))}")
-    fields: dict[str, Any] = {"data": [t for t in form.getlist("texts") if isinstance(t, str)]}
-    for name in _FORM_FIELDS:
-        if name in form:
-            fields[name] = _form_value(name, form)
-    return parse_body(_REMEMBER, json.dumps(fields)), uploads
-
-
 @router.post(
     "/remember",
     response_model=RememberResult,
@@ -180,7 +97,7 @@ async def remember_route(
     uploads: list[UploadFile] = []
     body: Any
     if ctype.startswith("multipart/form-data"):
-        body, uploads = await _form_request(request)
+        body, uploads = await _REMEMBER_FORM.read(request)
     elif ctype.startswith("application/json"):
         body = await read_body(request, _REMEMBER)
     else:
