@@ -25,3 +25,15 @@ async def test_a_read_only_server_refuses_writes_and_keeps_reading(
         with pytest.raises(StorageReadOnlyError, match="ENGRAMDB_STORAGE_URL") as caught:
             await mem.remember("Bats fly at dusk.", self_improvement=False)
     assert caught.value.status_code == 503
+
+
+async def test_a_postgresql_store_is_backed_up_with_pg_dump(
+    postgres_server: PostgresServer, tmp_path: object
+) -> None:
+    """Issue 14 item 7: PostgreSQL backs up with its own tools; engramdb says which."""
+    from pathlib import Path
+
+    async with engramdb.Engine(storage_url=postgres_server.fresh_url()) as mem:
+        await mem.remember("Owls hunt.", self_improvement=False)
+        with pytest.raises(engramdb.FeatureNotAvailableError, match="pg_dump"):
+            await mem.store.backup(Path(str(tmp_path)) / "unused.dump")

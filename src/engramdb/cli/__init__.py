@@ -13,6 +13,7 @@ from uuid import UUID
 import typer
 
 from engramdb.cli.cognee import register as register_cognee
+from engramdb.cli.store import register as register_store
 from engramdb.errors import EngramError
 
 __all__ = ["app", "main"]
@@ -499,6 +500,7 @@ def mcp_command(
 
 
 register_cognee(app)
+register_store(app, _run, _configure)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -118,6 +119,12 @@ class OperationsStore(ABC):
         dataset, or everything) deletes it too."""
 
     # --- diagnostics ----------
+
+    @abstractmethod
+    async def backup(self, dest: Path) -> Path:
+        """A consistent copy of the whole store at ``dest`` (a new file), taken while the store
+        is in use: SQLite's online backup API. Backends that back up with their own tools raise
+        FeatureNotAvailableError naming them."""
 
     @abstractmethod
     async def check_integrity(self) -> IntegrityReport:

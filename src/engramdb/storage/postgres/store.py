@@ -27,13 +27,19 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 import psycopg
 from psycopg import errors, sql
 
-from engramdb.errors import DatabaseNotCreatedError, EmbeddingMismatchError, StorageError
+from engramdb.errors import (
+    DatabaseNotCreatedError,
+    EmbeddingMismatchError,
+    FeatureNotAvailableError,
+    StorageError,
+)
 from engramdb.models.records import (
     Edge,
 )
@@ -417,6 +423,14 @@ class PostgresStore(StoreCore):
         return self._locks.hold(name, timeout)
 
     # --- cache and diagnostics -------------------------------------------------------------------
+
+    async def backup(self, dest: Path) -> Path:
+        raise FeatureNotAvailableError(
+            "engramdb backup of a PostgreSQL store: use PostgreSQL's own tools, e.g. pg_dump "
+            f"--format=custom --schema={self._target.schema} <your ENGRAMDB_STORAGE_URL "
+            "without ?schema=...> > engramdb.dump, and pg_restore to restore it; "
+            "engramdb check verifies the result"
+        )
 
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._db.read(integrity.check_integrity, snapshot=True)

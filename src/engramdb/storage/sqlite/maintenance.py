@@ -87,7 +87,9 @@ _SHOWN = 5
 
 
 def check_integrity(conn: sqlite3.Connection) -> list[str]:
-    violations: list[str] = []
+    """SQLite's own page-level check (``PRAGMA integrity_check``), then every invariant."""
+    pages = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(20)")]
+    violations: list[str] = [] if pages == ["ok"] else [f"SQLite page check: {p}" for p in pages]
     for description, query in INTEGRITY_CHECKS:
         offenders = [str(row[0]) for row in conn.execute(f"{query} LIMIT {_SHOWN + 1}")]
         if not offenders:

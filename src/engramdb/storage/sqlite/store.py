@@ -293,6 +293,11 @@ class SqliteStore(StoreCore):
 
     # --- diagnostics -----------------------------------------------------------------------------
 
+    async def backup(self, dest: Path) -> Path:
+        from engramdb.storage.sqlite.backup import backup_database
+
+        return await asyncio.to_thread(backup_database, self.path, Path(dest))
+
     async def check_integrity(self) -> IntegrityReport:
         violations = await self._read(maintenance.check_integrity)
         return IntegrityReport(violations=violations)
