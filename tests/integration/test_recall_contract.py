@@ -329,3 +329,25 @@ async def test_a_refused_llm_key_is_named_by_the_providers_class(
     (marker,) = await engramdb.recall("Who served?", datasets=["navy"])
     assert marker.status == "build_failed" and marker.error_class == "AuthenticationError"
     assert "(AuthenticationError:" in marker.text
+
+
+async def test_graph_summary_completion_ranks_summaries_by_importance() -> None:
+    """Issue 13 / importance-weight.md: GRAPH_SUMMARY_COMPLETION's summaries follow the same
+    importance ranking as the rest of its context (boosted first, dampened last)."""
+    await engramdb.remember(
+        "Ada Lovelace wrote notes about the Analytical Engine in London.",
+        importance_weight=0.1,
+        self_improvement=False,
+    )
+    await engramdb.remember(
+        "Ada Lovelace wrote letters about the Analytical Engine in Paris.",
+        importance_weight=0.9,
+        self_improvement=False,
+    )
+    (context,) = await engramdb.recall(
+        "What did Ada Lovelace write about the Analytical Engine?",
+        "GRAPH_SUMMARY_COMPLETION",
+        only_context=True,
+    )
+    text = str(context.text)
+    assert text.index("Paris") < text.index("London")

@@ -169,10 +169,10 @@ class GraphCompletionRetriever(Retriever):
         if self.passages:
             shown = await search.chunk_nodes(view, passage_order(view, sources, opts.top_k))
             ordered = list(shown.values())
-            if self.summaries:
-                passages = await _summaries(search, view, ordered)
-            else:
-                passages = ranked_passages(view, ordered, opts)
+            passages = ranked_passages(view, ordered, opts)
+            if self.summaries:  # the chunks' summaries, in the same (importance-aware) ranking
+                ranked = {p.chunk.id: p.chunk for p in passages}
+                passages = await _summaries(search, view, list(ranked.values()))
         built = graph_context(
             triplets,
             passages,
