@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import engramdb
@@ -351,3 +353,30 @@ async def test_graph_summary_completion_ranks_summaries_by_importance() -> None:
     )
     text = str(context.text)
     assert text.index("Paris") < text.index("London")
+
+
+async def test_node_name_restricts_what_the_agent_searches(openai_server: OpenAIServer) -> None:
+    """recall.md lists node_name as a general option: AGENTIC_COMPLETION's tools search only the
+    named node sets."""
+    await engramdb.remember("Tigers hunt alone at dusk.", dataset_name="zoo", node_set=["cats"])
+    await engramdb.remember("Wolves hunt in packs at dusk.", dataset_name="zoo", node_set=["dogs"])
+    context = await engramdb.recall(
+        "Who hunts at dusk?", "AGENTIC_COMPLETION", node_name=["cats"], only_context=True
+    )
+    assert [c.text for c in context] == ["Tigers hunt alone at dusk."]
+    engramdb.config.set("llm_endpoint", openai_server.base_url)
+    engramdb.config.set("llm_api_key", "test-key")
+    for action in (
+        {"action": "search_chunks", "query": "hunt at dusk"},
+        {"action": "search_graph", "query": "hunt dusk"},
+        {"action": "answer", "answer": "Tigers."},
+    ):
+        openai_server.enqueue(
+            "chat/completions", Reply.json(openai_server.chat_document(json.dumps(action)))
+        )
+    (answer,) = await engramdb.recall(
+        "Who hunts at dusk?", "AGENTIC_COMPLETION", node_name=["cats"]
+    )
+    assert answer.text == "Tigers."
+    seen = json.dumps([r.json for r in openai_server.requests_to("chat/completions")])
+    assert "Tigers" in seen and "Wolves" not in seen

@@ -22,6 +22,7 @@ chunk search for the question (system_prompt unset, recall.md). Without an LLM a
 from __future__ import annotations
 
 from typing import Any, Literal
+from uuid import UUID
 
 from pydantic import BaseModel
 
@@ -39,7 +40,11 @@ from engramdb.retrieval.completion import (
     complete,
     evidence_block,
 )
-from engramdb.retrieval.retrievers.chunks import search_chunks
+from engramdb.retrieval.retrievers.chunks import (
+    node_set_filter,
+    search_chunks,
+    search_chunks_lexical,
+)
 
 __all__ = ["MAX_TOOL_STEPS", "AgentAction", "AgenticRetriever"]
 
@@ -72,12 +77,15 @@ class AgenticRetriever(Retriever):
     """SearchType.AGENTIC_COMPLETION (see the module docstring)."""
 
     search_types = frozenset({SearchType.AGENTIC_COMPLETION})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         config = opts.retriever_specific_config
         top_k = min(opts.top_k, _bounded(config.get("tool_top_k"), TOOL_TOP_K, "tool_top_k"))
         if opts.only_context:
-            found = await search_chunks(ctx.store, ctx.embedder, ctx.datasets, opts.query, top_k)
+            found = await search_chunks(
+                ctx.store, ctx.embedder, ctx.datasets, opts.query, top_k, node_set_filter(opts)
+            )
             kind = SearchType.AGENTIC_COMPLETION.value
             return [e.model_copy(update={"search_type": kind}) for e in found]
         if ctx.llm is None:
@@ -111,6 +119,8 @@ class _Agent:
         self.evidence: list[EvidenceItem] = []
         self.seen_chunks: set[str] = set()
         self.seen_edges: set[str] = set()
+        #: recall's node_name: both tools search only chunks of those node sets
+        self.node_filter = node_set_filter(opts)
 
     async def run(self) -> list[ResponseGraphEntry]:
         base = self.opts.system_prompt or DEFAULT_SYSTEM_PROMPTS[SearchType.AGENTIC_COMPLETION]
@@ -205,7 +215,9 @@ class _Agent:
 
     async def search_chunks(self, query: str) -> tuple[list[str], int]:
         ctx = self.ctx
-        found = await search_chunks(ctx.store, ctx.embedder, ctx.datasets, query, self.top_k)
+        found = await search_chunks(
+            ctx.store, ctx.embedder, ctx.datasets, query, self.top_k, self.node_filter
+        )
         lines = []
         for i, entry in enumerate(found, 1):
             meta = entry.metadata
@@ -232,10 +244,17 @@ class _Agent:
     async def search_graph(self, query: str) -> tuple[list[str], int]:
         """Facts between the entities of the passages that best match ``query`` by BM25."""
         store, ids = self.ctx.store, self.ctx.dataset_ids
-        hits = await store.lexical_search(CHUNK_COLLECTION, query, ids, self.top_k)
+        if self.node_filter is None:
+            found = await store.lexical_search(CHUNK_COLLECTION, query, ids, self.top_k)
+            hits = [h.node_id for h in found]
+        else:
+            entries = await search_chunks_lexical(
+                store, self.ctx.datasets, query, self.top_k, self.node_filter
+            )
+            hits = [UUID(str(e.metadata["chunk_id"])) for e in entries]
         if not hits:
             return [], 0
-        graph = await store.neighbourhood([h.node_id for h in hits], depth=1, limit=300)
+        graph = await store.neighbourhood(hits, depth=1, limit=300)
         allowed = set(ids)
         nodes = {n.id: n for n in graph.nodes if n.dataset_id in allowed}
         lines: list[str] = []
