@@ -14,7 +14,7 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 
 from engramdb.errors import EngramValidationError
-from engramdb.server.bodies import parse_body
+from engramdb.server.bodies import parse_body, read_body
 from engramdb.verbs.spec import Verb
 
 __all__ = ["MAX_FILES", "UploadForm"]
@@ -63,6 +63,17 @@ class UploadForm:
                 },
             },
         }
+
+    async def body(self, request: Request) -> tuple[Any, list[UploadFile]]:
+        """The request's body and its uploads: a JSON body (texts only) or this form."""
+        kind = request.headers.get("content-type", "").lower()
+        if kind.startswith("multipart/form-data"):
+            return await self.read(request)
+        if kind.startswith("application/json"):
+            return await read_body(request, self.verb), []
+        raise EngramValidationError(
+            f"send {self.verb.name} as application/json (texts) or multipart/form-data (files)"
+        )
 
     async def read(self, request: Request) -> tuple[Any, list[UploadFile]]:
         """The form as the verb's body (``data`` holds its texts) and its files."""

@@ -12,7 +12,6 @@ from typing import Any
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter
-from starlette.datastructures import UploadFile
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.results import RememberResult
@@ -58,18 +57,8 @@ ADD_BODY: dict[str, Any] = {
 )
 async def add_route(request: Request, user: CurrentUser, engine: EngineDep) -> Any:
     """``add()``: store inputs in a dataset; ``POST /api/v1/cognify`` builds them."""
-    ctype = request.headers.get("content-type", "").lower()
     settings = engine.settings
-    uploads: list[UploadFile] = []
-    body: Any
-    if ctype.startswith("multipart/form-data"):
-        body, uploads = await _ADD_FORM.read(request)
-    elif ctype.startswith("application/json"):
-        body = await read_body(request, _ADD)
-    else:
-        raise EngramValidationError(
-            "send add as application/json (texts) or multipart/form-data (files)"
-        )
+    body, uploads = await _ADD_FORM.body(request)
     texts = [body.data] if isinstance(body.data, str) else list(body.data)
     if not texts and not uploads:
         raise EngramValidationError("data is empty; send a text or a list of texts")

@@ -12,7 +12,6 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
 from pydantic import TypeAdapter
-from starlette.datastructures import UploadFile
 
 from engramdb.errors import EngramValidationError
 from engramdb.ingest import chunkers
@@ -92,18 +91,8 @@ async def remember_route(
 ) -> Any:
     """``remember()``: a JSON body carries texts, a multipart body carries files. With
     ``run_in_background`` the answer is 202 with ``run_id``; poll ``GET /api/v1/runs/{run_id}``."""
-    ctype = request.headers.get("content-type", "").lower()
     settings = engine.settings
-    uploads: list[UploadFile] = []
-    body: Any
-    if ctype.startswith("multipart/form-data"):
-        body, uploads = await _REMEMBER_FORM.read(request)
-    elif ctype.startswith("application/json"):
-        body = await read_body(request, _REMEMBER)
-    else:
-        raise EngramValidationError(
-            "send remember as application/json (texts) or multipart/form-data (files)"
-        )
+    body, uploads = await _REMEMBER_FORM.body(request)
     upload_dir: UploadDir | None = None
     data: Any
     texts = [body.data] if isinstance(body.data, str) else list(body.data)
