@@ -12,6 +12,7 @@ Weaviate, ChromaDB, LanceDB Cloud, S3 paths...) are refused.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,18 +72,22 @@ _PG_KEYS = {
 }
 
 
-class CogneeSetters:
-    """cognee's ``config.set_*`` methods; mixed into :class:`engramdb.settings.Config`."""
+class CogneeSetters(ABC):
+    """cognee's ``config.set_*`` methods, written over the three members that
+    :class:`engramdb.settings.Config` provides."""
 
     @property
-    def settings(self) -> Settings:  # pragma: no cover - Config's
-        raise NotImplementedError
+    @abstractmethod
+    def settings(self) -> Settings:
+        """The settings in effect."""
 
-    def set(self, key: str, value: Any, persist: bool = False) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def set(self, key: str, value: Any, persist: bool = False) -> None:
+        """Change one setting."""
 
-    def set_data_dir(self, path: str | Path) -> None:  # pragma: no cover - Config's
-        raise NotImplementedError
+    @abstractmethod
+    def set_data_dir(self, path: str | Path) -> None:
+        """Change the data directory."""
 
     # -- directories ---------------------------------------------------------------------------
     def data_root_directory(self, data_root_directory: str | Path) -> None:
