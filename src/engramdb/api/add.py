@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
+from uuid import UUID
 
 from engramdb.access.permissions import check, dataset_for_write
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import data_id_for
-from engramdb.ingest.types import document_extras
+from engramdb.ingest.types import LoadedDocument, document_extras
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import AddRequest
 from engramdb.models.results import RememberItem, RememberResult
@@ -54,23 +56,7 @@ async def add(engine: Engine, request: AddRequest) -> RememberResult:
                 )
             )
             continue
-        staged.append(
-            StagedItem(
-                dataset_id=dataset.id,
-                content_hash=doc.content_hash,
-                name=doc.name,
-                text=doc.text,
-                mime_type=doc.mime_type,
-                size_bytes=doc.size_bytes,
-                source_path=doc.source_path,
-                options={
-                    "importance_weight": weight,
-                    "node_set": tags,
-                    "metadata": doc.metadata,
-                    "document": document_extras(doc),
-                },
-            )
-        )
+        staged.append(staged_item(dataset.id, doc, weight, tags))
         items.append(RememberItem(data_id=data_id, name=doc.name, status="pending"))
     await engine.store.stage_data(staged)
     return RememberResult(
@@ -91,3 +77,30 @@ async def _target(engine: Engine, owner: User, name: str, request: AddRequest) -
     if request.dataset_id is not None:
         return await check(owner, request.dataset_id, "write", store=engine.store)
     return await dataset_for_write(engine.store, owner, name)
+
+
+def staged_item(
+    dataset_id: UUID,
+    doc: LoadedDocument,
+    weight: object,
+    tags: list[str] | None,
+    **options: Any,
+) -> StagedItem:
+    """``doc`` as an added-but-not-built input with the add options cognify() builds it with
+    (weight, node set, the document's own metadata and extras, plus ``options``)."""
+    return StagedItem(
+        dataset_id=dataset_id,
+        content_hash=doc.content_hash,
+        name=doc.name,
+        text=doc.text,
+        mime_type=doc.mime_type,
+        size_bytes=doc.size_bytes,
+        source_path=doc.source_path,
+        options={
+            "importance_weight": weight,
+            "node_set": tags,
+            "metadata": doc.metadata,
+            "document": document_extras(doc),
+            **options,
+        },
+    )

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from engramdb.access.permissions import check
+from engramdb.api.add import staged_item
 from engramdb.api.cognify import cognify
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
@@ -16,7 +17,6 @@ from engramdb.ingest.pipeline import PINNED_DATA_ID, staged_data_id
 from engramdb.models.datasets import UpdateFallback, UpdateResult
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.requests.datasets import UpdateRequest
-from engramdb.storage.base import StagedItem
 from engramdb.validation import validate_node_set
 
 __all__ = ["update"]
@@ -103,25 +103,9 @@ async def update(engine: Engine, request: UpdateRequest) -> dict[str, Any]:
         if record is not None:
             await store.delete_data(record.id)
         await store.unstage(dataset.id, [i.content_hash for i in staged])
-        await store.stage_data(
-            [
-                StagedItem(
-                    dataset_id=dataset.id,
-                    content_hash=doc.content_hash,
-                    name=doc.name,
-                    text=doc.text,
-                    mime_type=doc.mime_type,
-                    size_bytes=doc.size_bytes,
-                    source_path=doc.source_path,
-                    options={
-                        "importance_weight": weight,
-                        "node_set": old_tags if tags is None else tags,
-                        "metadata": doc.metadata,
-                        PINNED_DATA_ID: str(request.data_id),
-                    },
-                )
-            ]
-        )
+        pinned = {PINNED_DATA_ID: str(request.data_id)}
+        node_set = old_tags if tags is None else tags
+        await store.stage_data([staged_item(dataset.id, doc, weight, node_set, **pinned)])
     engine.warmup_cache.forget()
     fallback = UpdateFallback(
         reason="disabled" if not request.chunk_level_diff else "unsupported_backend",
