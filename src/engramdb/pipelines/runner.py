@@ -261,8 +261,9 @@ async def _execute(
         return {}
 
     async def rest() -> None:
+        """Drive the remaining runs; each records its own outcome in its run record."""
         async for _ in runs:
-            pass
+            continue
 
     eng.spawn(rest(), name=f"engramdb-pipeline-{first.pipeline_run_id}")
     return {first.dataset_id: first.model_copy(update={"payload": []})}

@@ -81,17 +81,12 @@ def _qa(entry: QARecord) -> SessionQAEntry:
 
 
 def _trace(entry: TraceRecord) -> SessionAgentTraceEntry:
-    return SessionAgentTraceEntry(
-        trace_id=str(entry.id),
-        origin_function=entry.origin_function,
-        status=entry.status,
-        memory_query=entry.memory_query,
-        memory_context=entry.memory_context,
-        method_params=entry.method_params,
-        method_return_value=entry.method_return_value,
-        error_message=entry.error_message,
-        session_feedback=entry.session_feedback,
-    )
+    """The step as recall shows it (:func:`engramdb.sessions.lanes.trace_response`), in cognee's
+    field set."""
+    from engramdb.sessions.lanes import trace_response
+
+    fields = set(SessionAgentTraceEntry.model_fields)
+    return SessionAgentTraceEntry.model_validate(trace_response(entry).model_dump(include=fields))
 
 
 def context_entry(entry: ContextRecord) -> dict[str, Any]:
