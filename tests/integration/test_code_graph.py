@@ -266,3 +266,36 @@ async def test_a_user_without_read_permission_sees_nothing(shop: Path) -> None:
 
 async def _user(user_id: Any) -> Any:
     return await get_engine().store.get_user(user_id)
+
+
+async def test_javascript_and_typescript_link_across_files(backend: str, tmp_path: Path) -> None:
+    repo = write_repo(tmp_path, js=True)
+    await engramdb.remember(repo, dataset_name="shop", self_improvement=False)
+    square = await _code("Square")
+    relations = {(r["type"], r["target"]) for r in square["focus"]["relations"]}
+    assert ("inherits", "web/shape.Shape") in relations
+    assert ("has_method", "web/square.Square.label") in relations
+    assert square["focus"]["language"] == "typescript"
+    path = await _code("x", {"operation": "find_path", "source": "label", "target": "describe"})
+    assert [n["name"] for n in path["path"]] == ["web/square.Square.label", "web/shape.describe"]
+    impact = await _code("x", {"operation": "impact_analysis", "name": "web/shape.Shape"})
+    dependents = {n["name"] for nodes in impact["by_depth"].values() for n in nodes}
+    assert "web/square.Square" in dependents
+
+
+async def test_without_the_code_extra_js_files_are_skipped_with_the_install_hint(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without tree-sitter a directory's JS/TS files are reported as skipped (its Python still
+    indexes); a JS file named directly is refused, naming the extra."""
+    from engramdb.code import discover
+
+    monkeypatch.setattr(discover, "treesitter_available", lambda: False)
+    repo = write_repo(tmp_path, js=True)
+    result = await engramdb.remember(repo, dataset_name="shop", self_improvement=False)
+    reasons = {Path(s.path).name: s.reason for s in result.skipped}
+    assert set(reasons) == {"shape.js", "square.ts"}
+    assert all("pip install 'engramdb[code]'" in r for r in reasons.values())
+    assert (await _code("UserService"))["focus"]["name"] == "app.services.UserService"
+    with pytest.raises(engramdb.FeatureNotAvailableError, match=r"engramdb\[code\]"):
+        await engramdb.remember(repo / "web" / "shape.js", dataset_name="shop")
