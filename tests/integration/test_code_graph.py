@@ -233,7 +233,7 @@ async def test_search_code_returns_the_operation_result(shop: Path) -> None:
     assert [t["name"] for t in row["targets"]] == ["app.models.validate"]
     (explored,) = await engramdb.search("UserService", query_type="CODE")
     assert explored["focus"]["name"] == "app.services.UserService"
-    with pytest.raises(engramdb.InvalidCodeQueryError, match="SearchType.CODE"):
+    with pytest.raises(engramdb.InvalidCodeQueryError, match=r"SearchType\.CODE"):
         await engramdb.search("x", query_type="CHUNKS", code_query={"operation": "explore"})
     from engramdb.errors import CodeSeedNotFoundError
 

@@ -261,8 +261,9 @@ async def test_recall_never_returns_another_users_data_for_any_search_type(
     # owner
     ran = {k.split("/")[0] for k in by_alice}
     assert {k.split("/")[0] for k in seen_by_alice} == ran
-    # BROAD is refused by design, CODE reads the code graph (tested on its own); NATURAL_LANGUAGE needs the LLM to write Cypher
-    # (its isolation: test_cognee_classic_extras.py)
+    # BROAD is refused by design, CODE reads the code graph (tested on its own);
+    # NATURAL_LANGUAGE needs the LLM to write Cypher (its isolation:
+    # test_cognee_classic_extras.py)
     assert ran >= {t.value for t in engramdb.SearchType} - {"CODE", "BROAD", "NATURAL_LANGUAGE"}
 
     before = len(openai_server.requests)
