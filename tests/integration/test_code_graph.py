@@ -235,9 +235,7 @@ async def test_search_code_returns_the_operation_result(shop: Path) -> None:
     assert explored["focus"]["name"] == "app.services.UserService"
     with pytest.raises(engramdb.InvalidCodeQueryError, match=r"SearchType\.CODE"):
         await engramdb.search("x", query_type="CHUNKS", code_query={"operation": "explore"})
-    from engramdb.errors import CodeSeedNotFoundError
-
-    with pytest.raises(CodeSeedNotFoundError, match="NoSuchThing"):
+    with pytest.raises(engramdb.CodeSeedNotFoundError, match="NoSuchThing"):
         await engramdb.search("NoSuchThing", query_type="CODE")
 
 

@@ -80,6 +80,8 @@ def split_code_inputs(data: Any) -> tuple[list[CodeRoot], Any]:
             )
         else:
             rest.append(item)
+    if not roots:
+        return [], data  # nothing for the code graph: the loader sees the input as given
     if not rest:
         return roots, None
     return roots, (rest[0] if single else rest)
