@@ -297,3 +297,25 @@ async def test_without_the_code_extra_js_files_are_skipped_with_the_install_hint
     assert (await _code("UserService"))["focus"]["name"] == "app.services.UserService"
     with pytest.raises(engramdb.FeatureNotAvailableError, match=r"engramdb\[code\]"):
         await engramdb.remember(repo / "web" / "shape.js", dataset_name="shop")
+
+
+async def test_content_type_code_indexes_only_the_source(backend: str, tmp_path: Path) -> None:
+    """The reference's ``remember(repo, content_type="code")``: the repository's source files
+    go to the code graph and nothing else is ingested."""
+    repo = write_repo(tmp_path)
+    result = await engramdb.remember(
+        str(repo), dataset_name="shop", content_type="code", self_improvement=False
+    )
+    assert "README.md" not in {i.name for i in result.items}
+    assert result.counts["code_files_parsed"] == 4
+    assert await engramdb.recall("mauve teapots", query_type="CHUNKS", datasets=["shop"]) == []
+    assert (await _code("UserService"))["focus"]["name"] == "app.services.UserService"
+    with pytest.raises(engramdb.EngramValidationError, match="expects a repository path"):
+        await engramdb.remember("https://example.com/repo.git", content_type="code")
+    with pytest.raises(engramdb.EngramValidationError, match="session_id"):
+        await engramdb.remember(repo, content_type="code", session_id="s1")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("no code here", encoding="utf-8")
+    with pytest.raises(engramdb.EngramValidationError, match="no source files"):
+        await engramdb.remember(empty, content_type="code")

@@ -9,7 +9,7 @@ from pathlib import Path
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
-from engramdb.code.discover import split_code_inputs
+from engramdb.code.discover import code_only_roots, split_code_inputs
 from engramdb.code.remember import merge_results, remember_code
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
@@ -91,6 +91,12 @@ async def remember(
     name = target if isinstance(target, UUID) else validate_dataset_name(target)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
+    code_only = r.content_type == "code"
+    if code_only and session_id is not None:
+        raise EngramValidationError(
+            "session_id does not apply to content_type='code': the code graph is part of the "
+            "dataset, not a session; drop session_id"
+        )
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
         return await remember_in_session(engine, request)
     eng = engine
@@ -104,7 +110,10 @@ async def remember(
         *resolve_ontology(r.config, None, settings),
     )
     # Source files go to the code graph (engramdb.code); everything else loads as before.
-    code_roots, rest = await asyncio.to_thread(split_code_inputs, data)
+    if code_only:
+        code_roots, rest = await asyncio.to_thread(code_only_roots, data), None
+    else:
+        code_roots, rest = await asyncio.to_thread(split_code_inputs, data)
     docs = (
         await asyncio.to_thread(load_inputs, rest, max_file_bytes=settings.max_file_bytes)
         if rest is not None

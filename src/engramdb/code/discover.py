@@ -21,16 +21,26 @@ from pathlib import Path
 from typing import Any
 
 from engramdb.code.parse_treesitter import INSTALL_HINT, TREE_SITTER_SUFFIXES
-from engramdb.errors import FeatureNotAvailableError
+from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 from engramdb.ingest.loaders import SUPPORTED_SUFFIXES
 from engramdb.models.results import SkippedFile
 
-__all__ = ["CODE_SUFFIXES", "CodeRoot", "split_code_inputs", "treesitter_available"]
+__all__ = [
+    "CODE_SUFFIXES",
+    "CodeRoot",
+    "code_only_roots",
+    "split_code_inputs",
+    "treesitter_available",
+]
 
 CODE_SUFFIXES: frozenset[str] = frozenset({".py", *TREE_SITTER_SUFFIXES})
 #: Directories never indexed (build output, dependencies, caches); hidden ones are skipped too.
 _IGNORED_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages"})
 _MAX_PATH_CHARS = 4096
+_CODE_ONLY_HINT = (
+    "content_type='code' expects a repository path (or a list of them) on this machine; "
+    "clone a remote repository first and pass its directory"
+)
 
 
 def treesitter_available() -> bool:
@@ -85,6 +95,30 @@ def split_code_inputs(data: Any) -> tuple[list[CodeRoot], Any]:
     if not rest:
         return roots, None
     return roots, (rest[0] if single else rest)
+
+
+def code_only_roots(data: Any) -> list[CodeRoot]:
+    """``remember(..., content_type="code")``: every item must name a directory or a source
+    file; other files in the directories are left out. EngramValidationError otherwise."""
+    items = [data] if isinstance(data, str | Path) else data
+    if not isinstance(items, Sequence) or not items:
+        raise EngramValidationError(_CODE_ONLY_HINT)
+    for item in items:
+        path = _as_path(item)
+        if path is None or not (path.is_dir() or path.suffix.lower() in CODE_SUFFIXES):
+            shown = repr(item)[:80]
+            raise EngramValidationError(
+                f"{shown} is not a local directory or source file; " + _CODE_ONLY_HINT
+            )
+    roots, _rest = split_code_inputs(list(items))
+    if not any(root.files for root in roots):
+        raise EngramValidationError(
+            "no source files found (supported: "
+            + ", ".join(sorted(CODE_SUFFIXES))
+            + "); "
+            + _CODE_ONLY_HINT
+        )
+    return roots
 
 
 def _as_path(item: object) -> Path | None:
