@@ -319,3 +319,40 @@ async def test_content_type_code_indexes_only_the_source(backend: str, tmp_path:
     (empty / "notes.md").write_text("no code here", encoding="utf-8")
     with pytest.raises(engramdb.EngramValidationError, match="no source files"):
         await engramdb.remember(empty, content_type="code")
+
+
+async def test_only_new_and_changed_files_are_parsed_and_the_store_stays_whole(
+    shop: Path,
+) -> None:
+    from engramdb.code.discover import split_code_inputs
+    from engramdb.code.index import index_code, parse_file
+
+    parsed: list[str] = []
+
+    def counting_parse(path: str, raw: bytes) -> Any:
+        parsed.append(path)
+        return parse_file(path, raw)
+
+    store = get_engine().store
+    (dataset,) = [d for d in await engramdb.list_datasets() if d.name == "shop"]
+    services = shop / "app" / "services.py"
+    services.write_text(services.read_text(encoding="utf-8") + "\n\ndef extra():\n    main()\n")
+    (shop / "app" / "new.py").write_text("def fresh():\n    return 1\n", encoding="utf-8")
+    ((root,), _rest) = split_code_inputs(shop)
+    report = await index_code(store, dataset, root, parse=counting_parse)
+    assert sorted(parsed) == ["app/new.py", "app/services.py"]
+    assert sorted(report.added) == ["app.new", "app.new.fresh", "app.services.extra", "app/new.py"]
+    assert report.removed == []
+    integrity = await store.check_integrity()
+    assert integrity.ok, integrity.violations
+    # a symbol that survived the change kept its id, and its callers still reach it
+    raw = await _code(
+        "x",
+        {
+            "operation": "traverse",
+            "name": "app.services.main",
+            "direction": "reverse",
+            "relation_types": ["calls"],
+        },
+    )
+    assert {n["name"] for n in raw["nodes"]} >= {"app.services.extra", "app.cli.run"}

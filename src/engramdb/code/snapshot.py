@@ -90,8 +90,10 @@ class CodeGraph:
 
 async def load_graph(store: Store, dataset_id: UUID) -> CodeGraph:
     """The code graph of one dataset (cached until its content or code graph changes)."""
+    version = await store.get_improve_state(dataset_id, VERSION_KEY)
+    if version is None:  # no code was ever indexed here: one indexed read, no graph load
+        return CodeGraph([], [])
     fingerprint = await store.graph_fingerprint(dataset_id)
-    version = await store.get_improve_state(dataset_id, VERSION_KEY) or ""
     key = (dataset_id, fingerprint, version)
     found = _cache.get(key)
     if found is not None:
