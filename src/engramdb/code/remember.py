@@ -40,6 +40,7 @@ async def remember_code(
                     lock_timeout=lock_timeout,
                 )
             )
+    seconds = round(sum(r.seconds for r in reports), 4)
     items = [
         RememberItem(
             data_id=data_id,
@@ -69,7 +70,7 @@ async def remember_code(
         items=items,
         skipped=[s for root in roots for s in root.skipped],
         counts=counts,
-        timings={"code": round(sum(r.seconds for r in reports), 4)},
+        timings={"code": seconds, "total": seconds},
     )
 
 
@@ -91,6 +92,10 @@ def merge_results(text: RememberResult | None, code: RememberResult) -> Remember
             "items": [*text.items, *code.items],
             "skipped": [*without_code_skips(text.skipped), *code.skipped],
             "counts": counts,
-            "timings": {**text.timings, **code.timings},
+            "timings": {
+                **text.timings,
+                "code": code.timings.get("code", 0.0),
+                "total": round(text.timings.get("total", 0.0) + code.timings.get("total", 0.0), 4),
+            },
         }
     )
