@@ -356,3 +356,17 @@ async def test_only_new_and_changed_files_are_parsed_and_the_store_stays_whole(
         },
     )
     assert {n["name"] for n in raw["nodes"]} >= {"app.services.extra", "app.cli.run"}
+
+
+async def test_a_file_that_does_not_parse_is_skipped_with_its_line(
+    backend: str, tmp_path: Path
+) -> None:
+    repo = write_repo(tmp_path)
+    (repo / "app" / "broken.py").write_text("def broken(:\n    pass\n", encoding="utf-8")
+    result = await engramdb.remember(repo, dataset_name="shop", self_improvement=False)
+    (skip,) = result.skipped
+    assert Path(skip.path).name == "broken.py" and "line 1" in skip.reason
+    assert result.counts["code_files_parsed"] == 4  # the others are indexed
+    with pytest.raises(engramdb.EngramValidationError, match=r"broken\.py' line 1"):
+        await engramdb.remember(repo / "app" / "broken.py", dataset_name="other")
+    assert "other" not in {d.name for d in await engramdb.list_datasets()}

@@ -10,6 +10,7 @@ from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
 from engramdb.code.discover import code_only_roots, split_code_inputs
+from engramdb.code.index import check_named_files
 from engramdb.code.remember import merge_results, remember_code
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
@@ -114,6 +115,7 @@ async def remember(
         code_roots, rest = await asyncio.to_thread(code_only_roots, data), None
     else:
         code_roots, rest = await asyncio.to_thread(split_code_inputs, data)
+    await asyncio.to_thread(check_named_files, code_roots)
     docs = (
         await asyncio.to_thread(load_inputs, rest, max_file_bytes=settings.max_file_bytes)
         if rest is not None

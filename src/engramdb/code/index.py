@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +32,13 @@ from engramdb.code.parse_treesitter import parse_treesitter
 from engramdb.errors import EngramValidationError, error_class_name, scrub_secrets
 from engramdb.ingest.pipeline import data_id_for
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, RunStatus, stable_id, utcnow
+from engramdb.models.results import SkippedFile
 from engramdb.storage.base import DocumentWrite, Store
 
 __all__ = [
     "CodeIndexReport",
     "build_document",
+    "check_named_files",
     "content_hash",
     "index_code",
     "parse_file",
@@ -65,6 +67,8 @@ class CodeIndexReport:
     nodes_written: int = 0
     edges_written: int = 0
     data_ids: list[tuple[UUID, str, str]] = field(default_factory=list)
+    #: Files of a directory that did not parse (their stored version, if any, is kept).
+    skipped: list[SkippedFile] = field(default_factory=list)
     seconds: float = 0.0
 
     def delta(self, snapshot_id: str) -> dict[str, Any]:
@@ -86,6 +90,15 @@ class CodeIndexReport:
             "snapshot_id": snapshot_id,
             "loaded_at": utcnow().isoformat(),
         }
+
+
+def check_named_files(roots: Sequence[CodeRoot]) -> None:
+    """Parse the files named directly (not found in a directory) once up front, so one that
+    does not parse fails ``remember()`` before anything, even its dataset, is created."""
+    for root in roots:
+        if not root.complete:
+            for relative, absolute in root.files:
+                parse_file(relative, _read(absolute))
 
 
 def parse_file(path: str, raw: bytes) -> ParsedFile:
@@ -223,8 +236,10 @@ async def index_code(
     parse: Callable[[str, bytes], ParsedFile] = parse_file,
 ) -> CodeIndexReport:
     """Index ``root`` into ``dataset``: parse only new and changed files, remove the files a
-    complete root no longer has, record the delta. Every file is read (and Python parsed)
-    before anything is written, so a file that does not parse writes nothing."""
+    complete root no longer has, record the delta. Every file is read and parsed before
+    anything is written. In a directory, a file that does not parse is reported in
+    ``skipped`` (its previously stored version stays); a file named directly that does not
+    parse raises EngramValidationError and nothing is written."""
     started = time.perf_counter()
     repo = root.repo
     report = CodeIndexReport(repo=repo)
@@ -245,7 +260,14 @@ async def index_code(
                 report.unchanged += len(old.external_metadata.get("code_symbols") or {})
                 report.data_ids.append((old.id, old.name, "skipped"))
                 continue
-            pending.append((relative, raw, parse(relative, raw), old))
+            try:
+                parsed = parse(relative, raw)
+            except EngramValidationError as exc:
+                if not root.complete:  # a file named directly must parse
+                    raise
+                report.skipped.append(SkippedFile(path=str(absolute), reason=str(exc)))
+                continue
+            pending.append((relative, raw, parsed, old))
         gone = [p for p in stored if p not in seen] if root.complete else []
         run = await store.start_run(dataset.id, "remember_code")
         try:

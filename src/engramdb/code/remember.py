@@ -68,7 +68,10 @@ async def remember_code(
         dataset_name=dataset.name,
         data_ids=[i.data_id for i in items],
         items=items,
-        skipped=[s for root in roots for s in root.skipped],
+        skipped=[
+            *(s for root in roots for s in root.skipped),
+            *(s for report in reports for s in report.skipped),
+        ],
         counts=counts,
         timings={"code": seconds, "total": seconds},
     )
