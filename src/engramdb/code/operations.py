@@ -14,6 +14,7 @@ raises CodeSeedNotFoundError, which the recall lane turns into "no results".
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict, deque
 from collections.abc import Mapping
 from typing import Any
@@ -461,7 +462,11 @@ class _Ops:
     def delta(self, query: str) -> dict[str, Any]:
         wanted = str(self.cfg.get("repo") or self.cfg.get("name") or query or "").strip().casefold()
         repositories = [
-            {"repo": repo, "last_snapshot_id": delta.get("snapshot_id"), "delta": delta or None}
+            {
+                "repo": repo,
+                "last_snapshot_id": delta.get("snapshot_id"),
+                "delta": copy.deepcopy(delta) or None,  # results never share the cached graph
+            }
             for repo, delta in sorted(self.g.repositories.items())
             if not wanted or wanted in repo.casefold()
         ]
