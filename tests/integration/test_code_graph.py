@@ -370,3 +370,12 @@ async def test_a_file_that_does_not_parse_is_skipped_with_its_line(
     with pytest.raises(engramdb.EngramValidationError, match=r"broken\.py' line 1"):
         await engramdb.remember(repo / "app" / "broken.py", dataset_name="other")
     assert "other" not in {d.name for d in await engramdb.list_datasets()}
+
+
+async def test_a_name_shared_by_a_module_and_its_file_seeds_the_module(shop: Path) -> None:
+    raw = await _code("models")
+    assert (raw["focus"]["name"], raw["focus"]["kind"]) == ("app.models", "module")
+    assert {n["name"] for n in raw["nodes"] if n["depth"] == 1} >= {
+        "app/models.py",
+        "app.models.Base",
+    }
