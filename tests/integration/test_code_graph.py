@@ -379,3 +379,37 @@ async def test_a_name_shared_by_a_module_and_its_file_seeds_the_module(shop: Pat
         "app/models.py",
         "app.models.Base",
     }
+
+
+async def test_references_resolve_through_bases_and_unique_names(
+    backend: str, tmp_path: Path
+) -> None:
+    """``self.x`` finds an inherited method; ``obj.x()`` on an unknown object links to the one
+    function of that name and says the link was made by name."""
+    repo = tmp_path / "zoo"
+    repo.mkdir()
+    (repo / "animals.py").write_text(
+        "class Animal:\n"
+        "    def breathe(self):\n"
+        "        return 1\n\n\n"
+        "class Cat(Animal):\n"
+        "    def purr(self):\n"
+        "        return self.breathe()\n",
+        encoding="utf-8",
+    )
+    (repo / "keeper.py").write_text(
+        "def feed(pet):\n    return pet.purr() + len([pet])\n", encoding="utf-8"
+    )
+    await engramdb.remember(repo, dataset_name="zoo", self_improvement=False)
+    purr = await _code(
+        "x", {"operation": "traverse", "name": "animals.Cat.purr", "relation_types": ["calls"]}
+    )
+    assert [(e["source"], e["target"], e["properties"]["resolution"]) for e in purr["edges"]] == [
+        ("animals.Cat.purr", "animals.Animal.breathe", "exact")
+    ]
+    feed = await _code(
+        "x", {"operation": "traverse", "name": "feed", "relation_types": ["calls"], "max_depth": 1}
+    )
+    assert [(e["target"], e["properties"]["resolution"]) for e in feed["edges"]] == [
+        ("animals.Cat.purr", "name")  # len() is no symbol of the repository: no edge
+    ]
