@@ -13,6 +13,7 @@ import typing as _typing
 
 from engramdb.errors import (
     AuthenticationError,
+    CodeSeedNotFoundError,
     CogneeValidationError,
     ConfigurationError,
     ConflictError,
@@ -208,6 +209,7 @@ _LAZY_MODULES = {
 
 __all__ = [
     "AuthenticationError",
+    "CodeSeedNotFoundError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",

@@ -11,6 +11,7 @@ Messages say what went wrong *and* how to fix it.
     │   ├── RecallPreconditionError (422)
     │   ├── InvalidHybridSearchConfig (422)
     │   ├── InvalidCodeQueryError (422)
+    │   │   └── CodeSeedNotFoundError (422)
     │   ├── CypherSyntaxError (422)
     │   ├── CypherUnsupportedError (422)
     │   ├── CypherTimeoutError (422)
@@ -67,6 +68,7 @@ __all__ = [
     "CYPHER_DOCS_HINT",
     "LLM_SETTINGS_HINT",
     "AuthenticationError",
+    "CodeSeedNotFoundError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",
@@ -181,6 +183,13 @@ class InvalidCodeQueryError(EngramValidationError):
     """``code_query`` was passed without the "code" scope, or is malformed."""
 
     code = "invalid_code_query"
+
+
+class CodeSeedNotFoundError(InvalidCodeQueryError):
+    """A code-graph seed (name or id) that does not resolve, or resolves ambiguously, in the
+    dataset's code graph. The recall "code" lane treats it as "no results"."""
+
+    code = "code_seed_not_found"
 
 
 #: Where the supported Cypher subset is described; every Cypher error message ends with it.

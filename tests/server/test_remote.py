@@ -327,3 +327,21 @@ async def test_an_export_import_is_refused_over_http_naming_what_to_do(remote: L
     with pytest.raises(engramdb.FeatureNotAvailableError, match="runs on a local engine only"):
         await engramdb.remember(Mem0Source([{"memory": "Owls hunt at night."}]))
     assert await engramdb.list_datasets() == []
+
+
+async def test_the_code_scope_over_http(remote: LiveServer, alice: Account, tmp_path: Path) -> None:
+    """A code graph remembered in-process (source paths are local) is queried over HTTP: the
+    entries come back as ResponseCodeEntry and a seed miss keeps its error class."""
+    from engramdb.models.results import ResponseCodeEntry
+    from tests.support.code_repo import write_repo
+
+    repo = write_repo(tmp_path)
+    remote.call(local_remember(repo, "shop", user=alice.user, self_improvement=False))
+    query = {"operation": "impact_analysis", "name": "validate"}
+    (entry,) = await engramdb.recall("x", scope=["code"], code_query=query)
+    assert isinstance(entry, ResponseCodeEntry) and entry.source == "code"
+    assert [t["name"] for t in entry.raw["targets"]] == ["app.models.validate"]
+    (local,) = remote.call(local_recall("x", scope=["code"], code_query=query, user=alice.user))
+    assert entry.model_dump() == local.model_dump()
+    with pytest.raises(engramdb.CodeSeedNotFoundError):
+        await engramdb.search("NoSuchSymbol", query_type="CODE")

@@ -23,6 +23,7 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from engramdb.access.permissions import check, own_dataset, readable_datasets
+from engramdb.code.lane import check_code_query, run_code_lane
 from engramdb.engine import Engine
 from engramdb.errors import (
     ConfigurationError,
@@ -110,9 +111,15 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
     await engine.ensure_setup()
     owner = await engine.resolve_user(user)
 
-    if "tools" in lanes or "code" in lanes:
+    if "tools" in lanes:
         raise FeatureNotAvailableError(
-            "the 'tools' and 'code' recall scopes are not available yet; use scope='graph'"
+            "the 'tools' recall scope is not available yet; use scope='graph'"
+        )
+    code_targets: list[Dataset] | None = None
+    if "code" in lanes:  # the code graph (engramdb.code.lane); names resolve as for graph
+        check_code_query(code_query)
+        code_targets = await resolve_datasets(
+            engine, owner, datasets=datasets, dataset_ids=dataset_ids
         )
     graph: _GraphLane | None = None
     if "graph" in lanes:
@@ -182,6 +189,8 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
             if plan.short_circuit and any(isinstance(r, ResponseQAEntry) for r in results):
                 continue  # a session hit answers: the graph search is skipped
             results.extend(await _run_graph_lane(owner, graph, lanes=lanes))
+        elif lane == "code" and code_targets is not None:
+            results.extend(await run_code_lane(store, code_targets, query, code_query))
         elif session_id is None:
             continue  # session lanes read a session; without one they contribute nothing
         elif lane == "session":

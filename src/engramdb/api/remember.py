@@ -9,6 +9,9 @@ from pathlib import Path
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
+from engramdb.code.discover import code_only_roots, split_code_inputs
+from engramdb.code.index import check_named_files
+from engramdb.code.remember import merge_results, remember_code
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 from engramdb.improvement.auto import (
@@ -17,7 +20,7 @@ from engramdb.improvement.auto import (
     wants_auto_improve,
 )
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
-from engramdb.ingest.loaders import load_inputs
+from engramdb.ingest.loaders import LoadedInputs, load_inputs
 from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_for, ingest_documents
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
@@ -89,6 +92,12 @@ async def remember(
     name = target if isinstance(target, UUID) else validate_dataset_name(target)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
+    code_only = r.content_type == "code"
+    if code_only and session_id is not None:
+        raise EngramValidationError(
+            "session_id does not apply to content_type='code': the code graph is part of the "
+            "dataset, not a session; drop session_id"
+        )
     if session_id is not None or isinstance(data, MEMORY_ENTRY_TYPES):
         return await remember_in_session(engine, request)
     eng = engine
@@ -101,7 +110,17 @@ async def remember(
         eng.extractor_for(r.custom_prompt, r.graph_model),
         *resolve_ontology(r.config, None, settings),
     )
-    docs = await asyncio.to_thread(load_inputs, data, max_file_bytes=settings.max_file_bytes)
+    # Source files go to the code graph (engramdb.code); everything else loads as before.
+    if code_only:
+        code_roots, rest = await asyncio.to_thread(code_only_roots, data), None
+    else:
+        code_roots, rest = await asyncio.to_thread(split_code_inputs, data)
+    await asyncio.to_thread(check_named_files, code_roots)
+    docs = (
+        await asyncio.to_thread(load_inputs, rest, max_file_bytes=settings.max_file_bytes)
+        if rest is not None
+        else LoadedInputs([])
+    )
 
     owner = await eng.resolve_user(user)
     dataset = await dataset_for_write(eng.store, owner, name)
@@ -118,10 +137,25 @@ async def remember(
     auto = wants_auto_improve(eng, self_improvement)
 
     async def run() -> RememberResult:
-        result = await ingest_documents(
-            eng.store, eng.embedder, dataset, docs, options, progress=progress
-        )
-        if not auto:
+        result = None
+        if docs or not code_roots:
+            result = await ingest_documents(
+                eng.store, eng.embedder, dataset, docs, options, progress=progress
+            )
+        if code_roots:
+            code = await remember_code(
+                eng.store,
+                dataset,
+                code_roots,
+                weight=weight,
+                metadata=metadata or {},
+                node_set=tags or [],
+                lock_timeout=settings.engramdb_lock_timeout,
+            )
+            result = merge_results(result, code)
+        if result is None:  # unreachable: no code means the documents were ingested
+            raise RuntimeError("remember() produced no result")
+        if not auto or not docs:
             return result
         status = await auto_improve_after_ingest(eng, owner, dataset)
         return result.model_copy(update={"improve": status})

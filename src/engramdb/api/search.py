@@ -7,9 +7,11 @@ from typing import Any
 from engramdb.api.recall import recall
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
+from engramdb.errors import InvalidCodeQueryError
 from engramdb.models.requests import RecallRequest
 from engramdb.models.requests.classic import COGNEE_DEFAULT_PROMPT, SearchRequest
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
+from engramdb.models.search_type import SearchType
 
 __all__ = ["legacy_results", "search"]
 
@@ -28,6 +30,8 @@ async def search(engine: Engine, request: SearchRequest) -> list[Any]:
       strings; with ``only_context=True`` the context strings instead;
     * CHUNKS, CHUNKS_LEXICAL, SUMMARIES: one dict per hit (``id``, ``text``, ``score`` or
       ``bm25``, ``chunk_index``, ``document_name``, ``data_id``, ...); CYPHER: one dict per row;
+    * CODE: one dict per dataset with a code graph, the operation's result (``code_query``
+      picks the operation; see ``docs/code-graph.md``);
     * other retrieved facts (triplets, coding rules, temporal hits): their texts;
     * ``verbose=True``: one dict per result with ``text_result``, ``context_result`` and
       ``objects_result``.
@@ -38,6 +42,13 @@ async def search(engine: Engine, request: SearchRequest) -> list[Any]:
     """
     refuse_unsupported("search", request)
     r = request
+    config = r.retriever_specific_config
+    if r.code_query is not None:  # the reference merges code_query into the retriever config
+        if r.query_type is not SearchType.CODE:
+            raise InvalidCodeQueryError(
+                "code_query requires query_type=SearchType.CODE (or recall with scope=['code'])"
+            )
+        config = {**(config or {}), **r.code_query}
     datasets = [r.datasets] if isinstance(r.datasets, str) else r.datasets
     dataset_ids = (
         [r.dataset_ids]
@@ -64,8 +75,7 @@ async def search(engine: Engine, request: SearchRequest) -> list[Any]:
             wide_search_top_k=r.wide_search_top_k,
             triplet_distance_penalty=r.triplet_distance_penalty,
             feedback_influence=r.feedback_influence,
-            retriever_specific_config=r.retriever_specific_config,
-            code_query=r.code_query,
+            retriever_specific_config=config,
             include_references=r.include_references,
             user=r.user,
         ),
@@ -90,6 +100,8 @@ def legacy_results(entries: list[RecallResponse], *, verbose: bool) -> list[Any]
 
 
 def _plain(entry: ResponseGraphEntry) -> Any:
+    if entry.kind == "code":  # the operation's result dict, as the reference returns it
+        return dict(entry.raw)
     if entry.kind in _PAYLOAD_KINDS:
         return _payload(entry)
     if entry.kind == "prompt":  # only_context: the context, not the prompt around it

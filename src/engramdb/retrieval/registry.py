@@ -34,6 +34,7 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
     SearchType.TEMPORAL: ("engramdb.retrieval.retrievers.temporal", "TemporalRetriever"),
     SearchType.CYPHER: ("engramdb.retrieval.retrievers.cypher", "CypherRetriever"),
     SearchType.CODING_RULES: ("engramdb.retrieval.retrievers.coding_rules", "CodingRulesRetriever"),
+    SearchType.CODE: ("engramdb.retrieval.retrievers.code", "CodeRetriever"),
     SearchType.SKILLS: ("engramdb.retrieval.retrievers.skills", "SkillsRetriever"),
     SearchType.AGENTIC_COMPLETION: ("engramdb.retrieval.retrievers.agentic", "AgenticRetriever"),
     SearchType.FEELING_LUCKY: (_CHOSEN, "FeelingLuckyRetriever"),
@@ -43,10 +44,6 @@ _REGISTRY: dict[SearchType, tuple[str, str]] = {
 
 #: Search types of the reference engramdb does not serve, with what to use instead.
 _REFUSED: dict[SearchType, str] = {
-    SearchType.CODE: (
-        "SearchType.CODE needs a code graph, which engramdb does not build yet; search the "
-        "ingested source files with SearchType.CHUNKS or CHUNKS_LEXICAL"
-    ),
     SearchType.BROAD: (
         "SearchType.BROAD (an LLM reading the whole dataset) is not available on engramdb; use "
         "GRAPH_SUMMARY_COMPLETION, or RAG_COMPLETION with a larger top_k"

@@ -60,6 +60,22 @@ def test_reading_never_imports_writing_or_the_verbs(package: str) -> None:
     assert _violations(package, READERS_MUST_NOT_IMPORT) == []
 
 
+def test_the_code_graph_readers_never_import_its_writers() -> None:
+    forbidden = (
+        *READERS_MUST_NOT_IMPORT,
+        "engramdb.code.index",
+        "engramdb.code.remember",
+        "engramdb.code.discover",
+    )
+    out = []
+    for name in ("model", "snapshot", "operations", "lane"):
+        path = SRC / "code" / f"{name}.py"
+        for line, module in _imported(path.read_text(encoding="utf-8"), _package_of(path)):
+            if any(module == f or module.startswith(f + ".") for f in forbidden):
+                out.append(f"code/{name}.py:{line} imports {module}")
+    assert out == []
+
+
 def test_improve_never_imports_the_verbs() -> None:
     assert _violations("improvement", IMPROVE_MUST_NOT_IMPORT) == []
 

@@ -16,6 +16,7 @@ import engramdb
 
 EXPECTED_ALL = [
     "AuthenticationError",
+    "CodeSeedNotFoundError",
     "CogneeValidationError",
     "ConfigurationError",
     "ConflictError",

@@ -78,6 +78,9 @@ class RememberRequest(VerbRequest):
     temporal_cognify: TemporalCognify = False
     #: A custom graph model (DataPoint subclass) the LLM extracts each chunk into (in-process).
     graph_model: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
+    #: The reference's ``content_type="code"``: ``data`` is repository paths, indexed into the
+    #: code graph only (without it, source files are recognised by suffix; docs/code-graph.md).
+    content_type: Literal["code"] | None = Field(default=None, json_schema_extra=LOCAL)
 
 
 class RecallRequest(VerbRequest):

@@ -1,0 +1,1 @@
+"""``cognee.modules.retrieval`` over engramdb (only :mod:`.code_retriever`)."""
