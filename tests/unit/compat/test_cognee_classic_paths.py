@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import subprocess
+import sys
 
 import pytest
 
@@ -67,3 +69,29 @@ def test_top_level_names_and_signatures_follow_cognee() -> None:
     assert "ontology_file_path" in inspect.signature(engramdb.cognify).parameters
     for setter in ("set_llm_config", "set_vector_db_config", "set_graph_db_config"):
         assert callable(getattr(engramdb.config, setter))
+
+
+@pytest.mark.parametrize(
+    ("package", "name"),
+    [
+        ("engramdb.compat.cognee.api.v1.delete", "delete"),
+        ("engramdb.compat.cognee.api.v1.update", "update"),
+        ("engramdb.compat.cognee.api.v1.datasets", "datasets"),
+        ("engramdb.compat.cognee.api.v1.config", "config"),
+        ("engramdb.compat.cognee.modules.pipelines.operations", "run_tasks"),
+        ("engramdb.compat.cognee.infrastructure.engine.models", "DataPoint"),
+    ],
+)
+def test_importing_the_same_named_submodule_first_keeps_the_package_name(
+    package: str, name: str
+) -> None:
+    """``import cognee.api.v1.config.config`` before ``from cognee.api.v1.config import config``
+    (a program's imports in any order) still gives the object, not the submodule: Python sets a
+    package attribute to a submodule when that submodule is first imported."""
+    code = (
+        "import importlib\n"
+        f"sub = importlib.import_module({package + '.' + name!r})\n"
+        f"found = getattr(importlib.import_module({package!r}), {name!r})\n"
+        f"assert found is getattr(sub, {name!r}), found\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=60)

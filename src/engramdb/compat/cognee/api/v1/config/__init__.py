@@ -1,5 +1,5 @@
 """``cognee.api.v1.config``: ``config`` (engramdb's settings, with cognee's setters)."""
 
-from engramdb.settings import config
+from .config import config
 
 __all__ = ["config"]

@@ -1,5 +1,5 @@
 """``cognee.api.v1.datasets``: the ``datasets`` namespace (engramdb.datasets)."""
 
-from engramdb import datasets
+from .datasets import datasets
 
 __all__ = ["datasets"]

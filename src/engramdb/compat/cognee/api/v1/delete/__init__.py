@@ -1,5 +1,5 @@
 """``cognee.api.v1.delete``: ``delete`` (deprecated in cognee 0.3.9: ``datasets.delete_data``)."""
 
-from engramdb.facade import delete
+from .delete import delete
 
 __all__ = ["delete"]

@@ -1,6 +1,7 @@
 """``cognee.api.v1.update``: ``update`` and its result model ``UpdateResult``."""
 
-from engramdb.facade import update
 from engramdb.models.datasets import UpdateResult
+
+from .update import update
 
 __all__ = ["UpdateResult", "update"]

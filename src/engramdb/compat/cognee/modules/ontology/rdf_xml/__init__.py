@@ -1,5 +1,5 @@
 """``cognee.modules.ontology.rdf_xml``: ``RDFLibOntologyResolver``."""
 
-from engramdb.ontology.resolver import OntologyResolver as RDFLibOntologyResolver
+from .RDFLibOntologyResolver import RDFLibOntologyResolver
 
 __all__ = ["RDFLibOntologyResolver"]

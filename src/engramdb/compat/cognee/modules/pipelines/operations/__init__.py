@@ -1,5 +1,5 @@
 """``cognee.modules.pipelines.operations``."""
 
-from engramdb.pipelines import run_tasks
+from .run_tasks import run_tasks
 
 __all__ = ["run_tasks"]
