@@ -56,12 +56,18 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, datasets, prune, session
+    from engramdb import access, datasets, prune, session, tools
     from engramdb.agent_context import agent_memory
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
         add,
+        apply_write_proposal,
+        list_sql_connections,
+        propose_sql_write,
+        register_sql_connection,
+        reject_write_proposal,
+        remove_sql_connection,
         add_data_points,
         add_user_to_role,
         add_user_to_tenant,
@@ -85,6 +91,7 @@ if _typing.TYPE_CHECKING:
         list_grants,
         list_tenants,
         list_users,
+        list_write_proposals,
         load_skill,
         recall,
         remember,
@@ -124,6 +131,13 @@ if _typing.TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
+    "register_sql_connection": "engramdb.facade",
+    "list_sql_connections": "engramdb.facade",
+    "remove_sql_connection": "engramdb.facade",
+    "propose_sql_write": "engramdb.facade",
+    "list_write_proposals": "engramdb.facade",
+    "apply_write_proposal": "engramdb.facade",
+    "reject_write_proposal": "engramdb.facade",
     "create_user": "engramdb.facade",
     "create_tenant": "engramdb.facade",
     "list_tenants": "engramdb.facade",
@@ -204,6 +218,7 @@ _LAZY_MODULES = {
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
     "datasets": "engramdb.datasets",
+    "tools": "engramdb.tools",
 }
 
 __all__ = [
@@ -278,6 +293,7 @@ __all__ = [
     "add_user_to_role",
     "add_user_to_tenant",
     "agent_memory",
+    "apply_write_proposal",
     "authenticate",
     "check",
     "cognify",
@@ -299,16 +315,22 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_sql_connections",
     "list_tenants",
     "list_users",
+    "list_write_proposals",
     "load_skill",
     "memify",
     "memory",
+    "propose_sql_write",
     "prune",
     "recall",
+    "register_sql_connection",
+    "reject_write_proposal",
     "remember",
     "remember_skill",
     "remember_skills",
+    "remove_sql_connection",
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
@@ -318,6 +340,7 @@ __all__ = [
     "select_tenant",
     "serve",
     "session",
+    "tools",
     "update",
     "visualize",
     "visualize_graph",
