@@ -131,7 +131,7 @@ def _sqlite_authorizer(
         return sqlite3.SQLITE_OK if (arg2 or "").lower() in _SQLITE_FUNCTIONS else (
             sqlite3.SQLITE_DENY
         )
-    if action == sqlite3.SQLITE_RECURSIVE:
+    if action in (sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION):
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
 
