@@ -70,7 +70,8 @@ __all__ = [
     "verb_function",
     "verb_functions",
     "visualize",
-    "visualize_graph",]
+    "visualize_graph",
+]
 
 VerbFunction = Callable[..., Coroutine[Any, Any, Any]]
 
@@ -213,6 +214,8 @@ async def remember_with_progress(
 
         return await handler(client.engine, request, progress=progress)
     return await client.call(verb, request)
+
+
 register_sql_connection = _top["register_sql_connection"]
 list_sql_connections = _top["list_sql_connections"]
 remove_sql_connection = _top["remove_sql_connection"]

@@ -69,9 +69,10 @@ async def test_a_proposal_is_resolved_once_and_only_by_its_owner(
     proposal = await store.add_write_proposal(_proposal(user))
     assert await store.get_write_proposal(user.id, proposal.id) == proposal
     assert await store.get_write_proposal(bob.id, proposal.id) is None
-    assert await store.resolve_write_proposal(
-        bob.id, proposal.id, "applied", resolved_at=utcnow()
-    ) is None
+    assert (
+        await store.resolve_write_proposal(bob.id, proposal.id, "applied", resolved_at=utcnow())
+        is None
+    )
     applied = await store.resolve_write_proposal(
         user.id, proposal.id, "applied", resolved_at=utcnow(), applied_rows=1
     )

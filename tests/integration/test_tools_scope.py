@@ -166,8 +166,11 @@ def openai_server_reply(text: str):  # type: ignore[no-untyped-def]
             "object": "chat.completion",
             "model": "m",
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": text},
-                 "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }

@@ -116,7 +116,7 @@ _SQLITE_FUNCTIONS = frozenset(
     json json_array json_array_length json_extract json_group_array json_group_object
     json_object json_type json_valid json_quote json_each json_tree acos asin atan ceil ceiling
     cos exp floor ln log log10 log2 mod pi pow power sin sqrt tan trunc row_number rank
-    dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value""".split()
+    dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value""".split()  # noqa: SIM905
 )
 
 
@@ -128,8 +128,10 @@ def _sqlite_authorizer(
     if action == sqlite3.SQLITE_READ:
         return sqlite3.SQLITE_OK if db in (None, "main") else sqlite3.SQLITE_DENY
     if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_OK if (arg2 or "").lower() in _SQLITE_FUNCTIONS else (
-            sqlite3.SQLITE_DENY
+        return (
+            sqlite3.SQLITE_OK
+            if (arg2 or "").lower() in _SQLITE_FUNCTIONS
+            else (sqlite3.SQLITE_DENY)
         )
     if action in (sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION):
         return sqlite3.SQLITE_OK
@@ -246,10 +248,11 @@ async def _pg_schema(connection_string: str, timeout_ms: int) -> Schema:
         )
         tables: dict[str, list[tuple[str, str]]] = {}
         schema = "public"
-        for schema, table, column, kind in await cur.fetchall():
+        for found, table, column, kind in await cur.fetchall():
+            schema = str(found)
             tables.setdefault(str(table), []).append((str(column), str(kind)))
         await conn.rollback()
-        return Schema(str(schema), tables)
+        return Schema(schema, tables)
     finally:
         await conn.close()
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from engramdb.errors import FeatureNotAvailableError, SqlGuardError
 from engramdb.models.tools import Provider
@@ -41,7 +42,7 @@ class Guarded:
     target_table: str | None = None
 
 
-def _sqlglot():  # type: ignore[no-untyped-def]
+def _sqlglot() -> Any:
     try:
         import sqlglot
         from sqlglot import exp
@@ -60,7 +61,7 @@ def strip_sql(sql: str | None) -> str:
     return cleaned[:-1].rstrip() if cleaned.endswith(";") else cleaned
 
 
-def _parse_one(sql: str, provider: Provider):  # type: ignore[no-untyped-def]
+def _parse_one(sql: str, provider: Provider) -> Any:
     sqlglot, _ = _sqlglot()
     dialect = "postgres" if provider == "postgres" else "sqlite"
     try:
@@ -73,9 +74,7 @@ def _parse_one(sql: str, provider: Provider):  # type: ignore[no-untyped-def]
     return statements[0]
 
 
-def _check_tree(
-    tree: object, *, provider: Provider, tables: Collection[str], schema: str
-) -> None:
+def _check_tree(tree: object, *, provider: Provider, tables: Collection[str], schema: str) -> None:
     """Refuse every node of ``tree`` that reads or writes outside ``tables`` of ``schema``."""
     _, exp = _sqlglot()
     assert isinstance(tree, exp.Expression)

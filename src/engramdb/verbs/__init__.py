@@ -492,18 +492,14 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         ApplyWriteProposalRequest,
         "engramdb.tools.proposals:apply_write_proposal",
         dict[str, Any],
-        http=Http(
-            "POST", f"{_API}/tools/write-proposals/{{proposal_id}}/apply", tags=("tools",)
-        ),
+        http=Http("POST", f"{_API}/tools/write-proposals/{{proposal_id}}/apply", tags=("tools",)),
     ),
     Verb(
         "reject_write_proposal",
         RejectWriteProposalRequest,
         "engramdb.tools.proposals:reject_write_proposal",
         dict[str, Any],
-        http=Http(
-            "POST", f"{_API}/tools/write-proposals/{{proposal_id}}/reject", tags=("tools",)
-        ),
+        http=Http("POST", f"{_API}/tools/write-proposals/{{proposal_id}}/reject", tags=("tools",)),
     ),
     # -- sessions (engramdb.session) ----------------------------------------------------------
     _session_verb("add_feedback", AddFeedbackRequest, bool, "POST", "/{session_id}/feedback"),
