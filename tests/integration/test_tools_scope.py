@@ -329,3 +329,23 @@ async def test_a_changed_estimate_or_a_closed_gate_writes_nothing(
     engramdb.config.set("tool_write_calls_enabled", False)
     with pytest.raises(ToolCallsDisabledError):
         await engramdb.propose_sql_write("shop", "anything")
+
+
+async def test_two_concurrent_approvals_write_once(
+    shop: Path, openai_server: OpenAIServer
+) -> None:
+    import asyncio
+
+    engramdb.config.set("tool_write_calls_enabled", True)
+    await _register(shop, allow_writes=True)
+    openai_server.chat_text = "UPDATE orders SET amount = amount + 1 WHERE id = 1"
+    proposal = await engramdb.propose_sql_write("shop", "Ada paid one more")
+    outcomes = await asyncio.gather(
+        engramdb.apply_write_proposal(proposal["proposal_id"]),
+        engramdb.apply_write_proposal(proposal["proposal_id"]),
+        return_exceptions=True,
+    )
+    assert sorted(type(o).__name__ for o in outcomes) == ["ConflictError", "dict"]
+    assert _rows(shop)[0] == (1, "Ada", 31.0)  # added once
+    (stored,) = await engramdb.list_write_proposals()
+    assert stored["status"] == "applied" and stored["applied_rows"] == 1

@@ -17,6 +17,7 @@ import asyncio
 import base64
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dtime
@@ -30,14 +31,18 @@ from engramdb.errors import EngramValidationError, FeatureNotAvailableError, Sql
 from engramdb.models.tools import PROVIDERS, Provider
 
 __all__ = [
+    "Decide",
     "Schema",
     "apply_update",
     "dry_run_update",
     "infer_provider",
     "read_rows",
     "read_schema",
-    "redact",
 ]
+
+
+#: Decides, with the UPDATE's transaction still open, whether to commit it (given its rowcount).
+Decide = Callable[[int], Awaitable[bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +72,6 @@ def infer_provider(connection_string: str) -> Provider:
         f"supported providers: {', '.join(PROVIDERS)} (e.g. 'sqlite:///path/to/file.db' or "
         "'postgresql://user:password@host/db')."
     )
-
-
-def redact(connection_string: str) -> str:
-    """The connection string without its password (for messages)."""
-    head, sep, rest = connection_string.partition("://")
-    if not sep or "@" not in rest:
-        return connection_string
-    credentials, _, host = rest.rpartition("@")
-    user = credentials.split(":", 1)[0]
-    return f"{head}://{user}:***@{host}" if ":" in credentials else connection_string
 
 
 def _json_safe(value: Any) -> Any:
@@ -144,7 +139,11 @@ def _sqlite_open(connection_string: str, timeout_ms: int, *, writable: bool) -> 
         raise EngramValidationError(f"the SQLite database {str(path)!r} does not exist")
     mode = "rw" if writable else "ro"
     conn = sqlite3.connect(
-        f"{path.as_uri()}?mode={mode}", uri=True, timeout=timeout_ms / 1000, isolation_level=None
+        f"{path.as_uri()}?mode={mode}",
+        uri=True,
+        timeout=timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,  # an UPDATE's transaction spans worker threads
     )
     deadline = time.monotonic() + timeout_ms / 1000
     conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
@@ -199,18 +198,26 @@ def _sqlite_read(
         conn.close()
 
 
-def _sqlite_update(connection_string: str, sql: str, timeout_ms: int, commit_if: Any) -> int:
-    """Run the UPDATE in a transaction; commit when ``commit_if(rowcount)`` is true."""
-    conn = _sqlite_open(connection_string, timeout_ms, writable=True)
+async def _sqlite_update(connection_string: str, sql: str, timeout_ms: int, decide: Decide) -> int:
+    """Run the UPDATE in a transaction; commit when ``await decide(rowcount)`` is true."""
+    conn = await asyncio.to_thread(_sqlite_open, connection_string, timeout_ms, writable=True)
     try:
-        conn.execute("BEGIN IMMEDIATE")
+
+        def run() -> int:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                return int(conn.execute(sql).rowcount)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        affected = await asyncio.to_thread(run)
+        commit = False
         try:
-            affected = conn.execute(sql).rowcount
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT" if commit_if(affected) else "ROLLBACK")
-        return int(affected)
+            commit = await decide(affected)
+        finally:
+            await asyncio.to_thread(conn.execute, "COMMIT" if commit else "ROLLBACK")
+        return affected
     finally:
         conn.close()
 
@@ -281,7 +288,7 @@ async def _pg_read(
         await conn.close()
 
 
-async def _pg_update(connection_string: str, sql: str, timeout_ms: int, commit_if: Any) -> int:
+async def _pg_update(connection_string: str, sql: str, timeout_ms: int, decide: Decide) -> int:
     conn = await _pg_connect(connection_string, timeout_ms, read_only=False)
     try:
         try:
@@ -290,10 +297,11 @@ async def _pg_update(connection_string: str, sql: str, timeout_ms: int, commit_i
         except BaseException:
             await conn.rollback()
             raise
-        if commit_if(affected):
-            await conn.commit()
-        else:
-            await conn.rollback()
+        commit = False
+        try:
+            commit = await decide(affected)
+        finally:
+            await (conn.commit() if commit else conn.rollback())
         return affected
     finally:
         await conn.close()
@@ -321,17 +329,18 @@ async def dry_run_update(
     provider: Provider, connection_string: str, sql: str, *, timeout_ms: int
 ) -> int:
     """How many rows the UPDATE touches; always rolled back."""
-    return await apply_update(
-        provider, connection_string, sql, timeout_ms=timeout_ms, commit_if=lambda _n: False
-    )
+
+    async def never(_affected: int) -> bool:
+        return False
+
+    return await apply_update(provider, connection_string, sql, timeout_ms=timeout_ms, decide=never)
 
 
 async def apply_update(
-    provider: Provider, connection_string: str, sql: str, *, timeout_ms: int, commit_if: Any
+    provider: Provider, connection_string: str, sql: str, *, timeout_ms: int, decide: Decide
 ) -> int:
-    """Run the UPDATE in one transaction, committed only when ``commit_if(rowcount)``."""
+    """Run the UPDATE in one transaction, committed only when ``await decide(rowcount)`` is
+    true (the transaction stays open meanwhile, so ``decide`` may record the outcome first)."""
     if provider == "sqlite":
-        return await asyncio.to_thread(
-            _sqlite_update, connection_string, sql, timeout_ms, commit_if
-        )
-    return await _pg_update(connection_string, sql, timeout_ms, commit_if)
+        return await _sqlite_update(connection_string, sql, timeout_ms, decide)
+    return await _pg_update(connection_string, sql, timeout_ms, decide)

@@ -17,7 +17,6 @@ from uuid import UUID, uuid4
 
 from engramdb.errors import (
     ConflictError,
-    EngramError,
     EngramValidationError,
     PermissionDeniedError,
     SqlGuardError,
@@ -197,9 +196,12 @@ async def apply_write_proposal(
     _check_gates(settings, connection)
     cap = settings.text_to_sql_max_affected_rows
     error: str | None = None
+    claimed: WriteProposal | None = None
 
-    def acceptable(affected: int) -> bool:
-        nonlocal error
+    async def decide(affected: int) -> bool:
+        """Commit only a rowcount within the cap and equal to the estimate, and only once the
+        proposal is recorded as applied (by this call: a concurrent apply loses here)."""
+        nonlocal error, claimed
         if affected > cap:
             error = f"Rolled back: {affected} row(s) affected, cap is {cap}."
         elif proposal.estimated_rows is not None and affected != proposal.estimated_rows:
@@ -208,31 +210,40 @@ async def apply_write_proposal(
                 "estimated at proposal time — the data changed since review. Re-propose to get "
                 "a fresh estimate."
             )
-        return error is None
+        if error is not None:
+            return False
+        claimed = await engine.store.resolve_write_proposal(
+            owner.id, proposal.id, "applied", resolved_at=utcnow(), applied_rows=affected
+        )
+        return claimed is not None
 
-    affected = 0
     try:
-        affected = await apply_update(
+        await apply_update(
             connection.provider,
             connection.connection_string,
             proposal.sql,
             timeout_ms=settings.text_to_sql_statement_timeout_ms,
-            commit_if=acceptable,
+            decide=decide,
         )
-    except (EngramError, Exception) as exc:  # the database's error: recorded on the proposal
+    except Exception as exc:  # the database's error: recorded on the proposal
+        if claimed is not None:  # recorded as applied, then the commit itself failed
+            logger.error(
+                "write proposal %s: the commit failed after approval: %s", proposal.id, exc
+            )
+            raise
         error = f"Rolled back: execution failed: {exc}"
-    resolved = await engine.store.resolve_write_proposal(
-        owner.id,
-        proposal.id,
-        "applied" if error is None else "failed",
-        resolved_at=utcnow(),
-        applied_rows=affected if error is None else None,
-        error=error,
-    )
-    if resolved is None:
+    if claimed is not None:
+        logger.info("write proposal %s applied on %r", proposal.id, connection.name)
+        return public_proposal(claimed)
+    if error is None:
         raise ConflictError(f"Proposal {proposal.id} was resolved meanwhile.")
-    logger.info("write proposal %s: %s", proposal.id, resolved.status)
-    return public_proposal(resolved)
+    failed = await engine.store.resolve_write_proposal(
+        owner.id, proposal.id, "failed", resolved_at=utcnow(), error=error
+    )
+    if failed is None:
+        raise ConflictError(f"Proposal {proposal.id} was resolved meanwhile.")
+    logger.warning("write proposal %s failed: %s", proposal.id, error)
+    return public_proposal(failed)
 
 
 async def reject_write_proposal(
