@@ -331,9 +331,7 @@ async def test_a_changed_estimate_or_a_closed_gate_writes_nothing(
         await engramdb.propose_sql_write("shop", "anything")
 
 
-async def test_two_concurrent_approvals_write_once(
-    shop: Path, openai_server: OpenAIServer
-) -> None:
+async def test_two_concurrent_approvals_write_once(shop: Path, openai_server: OpenAIServer) -> None:
     import asyncio
 
     engramdb.config.set("tool_write_calls_enabled", True)
