@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     # --- recall's "tools" scope: text-to-SQL on registered databases (docs/tools.md) ----------
     tool_calls_enabled: bool = False
     tool_write_calls_enabled: bool = False
+    #: Deployment-level connections every user may query: a JSON object of name -> connection
+    #: string, or name -> {"connection_string": ..., "allowed_tables": [...], "max_rows": N}.
+    tool_sql_connections: str = "{}"
     text_to_sql_max_rows: int = Field(default=100, gt=0, le=100_000)
     text_to_sql_max_attempts: int = Field(default=3, gt=0, le=10)
     text_to_sql_statement_timeout_ms: int = Field(default=5000, gt=0)

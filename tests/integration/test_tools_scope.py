@@ -8,6 +8,7 @@ them, so name them yourself (scope=["all", "tools"] works).'
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from pathlib import Path
@@ -347,3 +348,26 @@ async def test_two_concurrent_approvals_write_once(shop: Path, openai_server: Op
     assert _rows(shop)[0] == (1, "Ada", 31.0)  # added once
     (stored,) = await engramdb.list_write_proposals()
     assert stored["status"] == "applied" and stored["applied_rows"] == 1
+
+
+async def test_deployment_connections_are_visible_to_every_user(
+    shop: Path, openai_server: OpenAIServer
+) -> None:
+    engramdb.config.set(
+        "tool_sql_connections",
+        json.dumps({"warehouse": {"connection_string": f"sqlite:///{shop}", "max_rows": 1}}),
+    )
+    bob = await engramdb.create_user("bob@example.com")
+    (listed,) = await engramdb.list_sql_connections(user=bob)
+    assert listed["name"] == "warehouse" and listed["origin"] == "env"
+    assert str(shop) not in str(listed)
+    openai_server.chat_text = "SELECT customer FROM orders ORDER BY id"
+    (entry,) = await engramdb.recall("Customers?", scope=["tools"], user=bob)
+    assert entry.success and entry.structured and entry.structured["rows"] == [{"customer": "Ada"}]
+    assert await engramdb.remove_sql_connection("warehouse", user=bob) is False
+    await engramdb.register_sql_connection("warehouse", f"sqlite:///{shop}", max_rows=5)
+    (own,) = await engramdb.list_sql_connections()
+    assert own["origin"] == "user" and own["max_rows"] == 5  # the user's shadows the deployment's
+    engramdb.config.set("tool_sql_connections", "[1, 2]")
+    with pytest.raises(engramdb.ConfigurationError, match="TOOL_SQL_CONNECTIONS"):
+        await engramdb.list_sql_connections()

@@ -9,11 +9,12 @@ kept in engramdb's store and read only when a query runs; no listing, result or 
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import TYPE_CHECKING, Any
-from uuid import UUID, uuid4
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from engramdb.errors import EngramValidationError, ToolConnectionNotFoundError
+from engramdb.errors import ConfigurationError, EngramValidationError, ToolConnectionNotFoundError
 from engramdb.models.records import utcnow
 from engramdb.models.requests.tools import (
     ListSqlConnectionsRequest,
@@ -25,12 +26,15 @@ from engramdb.tools.databases import infer_provider
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
+    from engramdb.settings import Settings
 
 __all__ = [
     "connection_for",
+    "deployment_connections",
     "list_sql_connections",
     "register_sql_connection",
     "remove_sql_connection",
+    "visible_connections",
 ]
 
 logger = logging.getLogger(__name__)
@@ -82,12 +86,64 @@ async def register_sql_connection(
 async def list_sql_connections(
     engine: Engine, request: ListSqlConnectionsRequest
 ) -> list[dict[str, Any]]:
-    """The acting user's connections, by name, without secrets."""
+    """The acting user's connections, by name, then the deployment's (TOOL_SQL_CONNECTIONS,
+    ``origin="env"``) that no connection of the user shadows; without secrets."""
     if not await engine.database_exists():
-        return []
+        return [_public_env(c) for c in deployment_connections(engine.settings, None)]
     await engine.ensure_setup()
     owner = await engine.resolve_user(request.user)
-    return [public_connection(c) for c in await engine.store.list_tool_connections(owner.id)]
+    return [
+        public_connection(c) if c.owner_id == owner.id else _public_env(c)
+        for c in await visible_connections(engine, owner.id)
+    ]
+
+
+def _public_env(connection: ToolConnection) -> dict[str, Any]:
+    shown = public_connection(connection)
+    del shown["allow_writes"]
+    return {**shown, "origin": "env"}
+
+
+def deployment_connections(settings: Settings, owner_id: UUID | None) -> list[ToolConnection]:
+    """The connections of TOOL_SQL_CONNECTIONS, by name (ConfigurationError when malformed, so
+    a misconfigured deployment fails loudly instead of exposing none or the wrong ones)."""
+    try:
+        parsed = json.loads(settings.tool_sql_connections or "{}")
+    except json.JSONDecodeError as exc:
+        raise ConfigurationError(f"TOOL_SQL_CONNECTIONS is not valid JSON: {exc}") from exc
+    if not isinstance(parsed, dict):
+        raise ConfigurationError("TOOL_SQL_CONNECTIONS must be a JSON object of name -> DSN")
+    found: list[ToolConnection] = []
+    now = utcnow()
+    for name, value in sorted(parsed.items()):
+        options = {"connection_string": value} if isinstance(value, str) else value
+        if not isinstance(options, dict) or not isinstance(options.get("connection_string"), str):
+            raise ConfigurationError(
+                f"TOOL_SQL_CONNECTIONS entry {name!r} must be a connection string or an object "
+                "with a 'connection_string' key"
+            )
+        dsn = options["connection_string"]
+        found.append(
+            ToolConnection(
+                id=uuid5(NAMESPACE_URL, f"engramdb-tool-connection:{name}"),
+                owner_id=uuid5(NAMESPACE_URL, "engramdb-deployment"),
+                name=name,
+                provider=options.get("provider") or infer_provider(dsn),
+                connection_string=dsn,
+                options={k: v for k, v in options.items() if k != "connection_string"},
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    return found
+
+
+async def visible_connections(engine: Engine, owner_id: UUID) -> list[ToolConnection]:
+    """The owner's connections, then the deployment's ones they do not shadow."""
+    own = await engine.store.list_tool_connections(owner_id)
+    taken = {c.name for c in own}
+    shared = deployment_connections(engine.settings, owner_id)
+    return own + [c for c in shared if c.name not in taken]
 
 
 async def remove_sql_connection(engine: Engine, request: RemoveSqlConnectionRequest) -> bool:
@@ -101,8 +157,14 @@ async def remove_sql_connection(engine: Engine, request: RemoveSqlConnectionRequ
 
 async def connection_for(engine: Engine, owner_id: UUID, name: str) -> ToolConnection:
     """The owner's connection (with its connection string, for running a query); fails closed
-    with ToolConnectionNotFoundError for unknown and non-owned names alike."""
+    with ToolConnectionNotFoundError for unknown and non-owned names alike (a deployment
+    connection of TOOL_SQL_CONNECTIONS resolves for everyone)."""
     found = await engine.store.get_tool_connection(owner_id, name)
+    if found is None:
+        found = next(
+            (c for c in deployment_connections(engine.settings, owner_id) if c.name == name),
+            None,
+        )
     if found is None:
         raise ToolConnectionNotFoundError(
             f"No authorized tool connection named {name!r} for this user; register it with "

@@ -17,7 +17,7 @@ from engramdb.errors import ToolCallsDisabledError
 from engramdb.models.records import User
 from engramdb.models.results import RecallResponse, ResponseToolEntry
 from engramdb.providers.llm.base import LLM
-from engramdb.tools.connections import connection_for
+from engramdb.tools.connections import connection_for, visible_connections
 from engramdb.tools.text_to_sql import TOOL_NAME, run_text_to_sql
 
 if TYPE_CHECKING:
@@ -52,11 +52,10 @@ async def run_tools_lane(
 ) -> list[RecallResponse]:
     """One ResponseToolEntry per connection asked (success=False, with the reason, when no SQL
     answered; without an LLM the error names the LLM settings)."""
-    store = engine.store
     if tool_connections:
         connections = [await connection_for(engine, owner.id, n) for n in tool_connections]
     else:
-        connections = await store.list_tool_connections(owner.id)
+        connections = await visible_connections(engine, owner.id)
     entries: list[RecallResponse] = []
     for connection in connections:
         result = await run_text_to_sql(engine.settings, llm, connection, question)
