@@ -83,6 +83,19 @@ async def test_a_question_is_answered_from_the_registered_database(
     assert "orders(" in prompt and "secrets" not in prompt  # only allowed tables are shown
 
 
+async def test_sqlite_functions_work_and_the_sql_is_reported_as_run(
+    shop: Path, openai_server: OpenAIServer
+) -> None:
+    await _register(shop)
+    openai_server.chat_text = (
+        "SELECT upper(customer) AS c, julianday('2024-01-02') AS d FROM orders"
+    )
+    (entry,) = await engramdb.recall("Shout the names", scope=["tools"])
+    assert entry.success and entry.structured, entry.error
+    assert entry.structured["rows"][0] == {"c": "ADA", "d": 2460311.5}
+    assert entry.structured["sql"].endswith("LIMIT 101")  # TEXT_TO_SQL_MAX_ROWS + 1
+
+
 async def test_tools_is_explicit_opt_in_and_gated(shop: Path, openai_server: OpenAIServer) -> None:
     await _register(shop)
     openai_server.chat_text = "SELECT count(*) AS n FROM orders"

@@ -167,3 +167,19 @@ async def test_an_approved_proposal_is_the_one_write(
     assert applied["status"] == "applied"
     assert (await _orders(shop))[0] == (1, "Ada", 31)
     assert [p["status"] for p in await mem.list_write_proposals()] == ["applied"]
+
+
+async def test_an_unqualified_name_is_the_connections_table_never_the_catalogs(
+    mem: engramdb.Engine, shop: Shop, openai_server: OpenAIServer
+) -> None:
+    """PostgreSQL searches pg_catalog before the search_path: the guard pins each table to the
+    connection's schema, so a table named like a catalog view is the connection's own."""
+    async with await psycopg.AsyncConnection.connect(shop.admin_url, autocommit=True) as conn:
+        await conn.execute(f"CREATE TABLE {shop.schema}.pg_settings (name text)")
+        await conn.execute(f"INSERT INTO {shop.schema}.pg_settings VALUES ('mine')")
+        await conn.execute(f"GRANT SELECT ON {shop.schema}.pg_settings TO PUBLIC")
+    await mem.register_sql_connection("shop", shop.reader_url)
+    openai_server.chat_text = "SELECT name FROM pg_settings"
+    (entry,) = await mem.recall("Which settings?", scope=["tools"])
+    assert entry.success and entry.structured, entry.error
+    assert entry.structured["rows"] == [{"name": "mine"}]

@@ -29,6 +29,7 @@ from uuid import UUID
 
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError, SqlGuardError
 from engramdb.models.tools import PROVIDERS, Provider
+from engramdb.tools.guard import SQLITE_FUNCTIONS
 
 __all__ = [
     "Decide",
@@ -102,19 +103,6 @@ def _sqlite_path(connection_string: str) -> Path:
     return Path(path)
 
 
-#: Functions an SQLite read may call: SQLite's built-in scalar, aggregate, date and JSON ones.
-_SQLITE_FUNCTIONS = frozenset(
-    """abs avg changes char coalesce concat concat_ws count date datetime format glob group_concat
-    hex ifnull iif instr julianday length like likelihood likely lower ltrim max min nullif
-    octet_length printf quote random replace round rtrim sign soundex strftime substr substring
-    sum time timediff total trim typeof unhex unicode unixepoch unlikely upper zeroblob
-    json json_array json_array_length json_extract json_group_array json_group_object
-    json_object json_type json_valid json_quote json_each json_tree acos asin atan ceil ceiling
-    cos exp floor ln log log10 log2 mod pi pow power sin sqrt tan trunc row_number rank
-    dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value""".split()  # noqa: SIM905
-)
-
-
 def _sqlite_authorizer(
     action: int, arg1: str | None, arg2: str | None, db: str | None, _trigger: str | None
 ) -> int:
@@ -124,9 +112,7 @@ def _sqlite_authorizer(
         return sqlite3.SQLITE_OK if db in (None, "main") else sqlite3.SQLITE_DENY
     if action == sqlite3.SQLITE_FUNCTION:
         return (
-            sqlite3.SQLITE_OK
-            if (arg2 or "").lower() in _SQLITE_FUNCTIONS
-            else (sqlite3.SQLITE_DENY)
+            sqlite3.SQLITE_OK if (arg2 or "").lower() in SQLITE_FUNCTIONS else (sqlite3.SQLITE_DENY)
         )
     if action in (sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION):
         return sqlite3.SQLITE_OK

@@ -24,13 +24,27 @@ from typing import Any
 from engramdb.errors import FeatureNotAvailableError, SqlGuardError
 from engramdb.models.tools import Provider
 
-__all__ = ["Guarded", "strip_sql", "validate_select", "validate_update"]
+__all__ = ["SQLITE_FUNCTIONS", "Guarded", "strip_sql", "validate_select", "validate_update"]
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 #: Functions the parser knows but that reach outside the query (files, sequences, sleeping).
 _DENIED_FUNCTIONS = frozenset(
     {"readcsv", "readparquet", "tofile", "nextvaluefor", "seq1", "seq2", "seq4", "seq8"}
+)
+
+
+#: Functions an SQLite read may call: SQLite's built-in scalar, aggregate, date and JSON ones
+#: (the guard lets these through by name, and the SQLite authorizer allows only these).
+SQLITE_FUNCTIONS = frozenset(
+    """abs avg changes char coalesce concat concat_ws count date datetime format glob group_concat
+    hex ifnull iif instr julianday length like likelihood likely lower ltrim max min nullif
+    octet_length printf quote random replace round rtrim sign soundex strftime substr substring
+    sum time timediff total trim typeof unhex unicode unixepoch unlikely upper zeroblob
+    json json_array json_array_length json_extract json_group_array json_group_object
+    json_object json_type json_valid json_quote json_each json_tree acos asin atan ceil ceiling
+    cos exp floor ln log log10 log2 mod pi pow power sin sqrt tan trunc row_number rank
+    dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value""".split()  # noqa: SIM905
 )
 
 
@@ -106,9 +120,14 @@ def _check_tree(tree: object, *, provider: Provider, tables: Collection[str], sc
                     f"Table {node.name!r} is not one of this connection's tables "
                     f"({', '.join(sorted(tables)) or 'none'})."
                 )
+            if not node.db:  # pinned to the schema: no search_path can redirect it
+                node.set("db", exp.to_identifier(schema, quoted=True))
         if isinstance(node, exp.Func):
             key = node.name.lower() if isinstance(node, exp.Anonymous) else node.key
-            if isinstance(node, exp.Anonymous) or key in _DENIED_FUNCTIONS:
+            unknown = isinstance(node, exp.Anonymous) and not (
+                provider == "sqlite" and key in SQLITE_FUNCTIONS
+            )
+            if unknown or key in _DENIED_FUNCTIONS:
                 raise SqlGuardError(
                     f"Function {key.upper()}() is not allowed; use standard SQL functions only."
                 )
