@@ -122,6 +122,10 @@ class Settings(BaseSettings):
     #: Deployment-level connections every user may query: a JSON object of name -> connection
     #: string, or name -> {"connection_string": ..., "allowed_tables": [...], "max_rows": N}.
     tool_sql_connections: str = "{}"
+    #: The keyring sealing registered connection strings (engramdb.tools.secrets).
+    integration_credentials_key: str = Field(default="", repr=False)
+    integration_credentials_keys: str = Field(default="", repr=False)
+    integration_credentials_active_key_id: str = "1"
     text_to_sql_max_rows: int = Field(default=100, gt=0, le=100_000)
     text_to_sql_max_attempts: int = Field(default=3, gt=0, le=10)
     text_to_sql_statement_timeout_ms: int = Field(default=5000, gt=0)

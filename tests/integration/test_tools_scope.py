@@ -28,6 +28,8 @@ from engramdb.models.results import ResponseToolEntry
 from tests.support.openai_server import OpenAIServer
 
 ORDERS = [(1, "Ada", 30.0), (2, "Bob", 12.5), (3, "Cy", 7.0)]
+#: A credentials key (base64 of 32 bytes) sealing the connection strings.
+KEY = ("integration_credentials_key", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
 
 
 def _database(tmp_path: Path) -> Path:
@@ -55,6 +57,7 @@ async def shop(tmp_path: Path, openai_server: OpenAIServer) -> Path:
     engramdb.config.set("llm_api_key", "test-key")
     engramdb.config.set("llm_max_retries", 0)
     engramdb.config.set("tool_calls_enabled", True)
+    engramdb.config.set(*KEY)
     return _database(tmp_path)
 
 
@@ -111,6 +114,7 @@ async def test_tools_is_explicit_opt_in_and_gated(shop: Path, openai_server: Ope
 
 async def test_without_an_llm_the_entry_names_the_llm_settings(tmp_path: Path) -> None:
     engramdb.config.set("tool_calls_enabled", True)
+    engramdb.config.set(*KEY)
     await engramdb.remember("Owls hunt at night.", self_improvement=False)
     await _register(_database(tmp_path))
     (entry,) = await engramdb.recall("How many orders?", scope=["tools"])
@@ -235,6 +239,7 @@ async def test_a_connection_is_its_owners_only_and_its_secret_is_never_shown(
     tmp_path: Path, openai_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     engramdb.config.set("tool_calls_enabled", True)
+    engramdb.config.set(*KEY)
     await engramdb.remember("Owls hunt at night.", self_improvement=False)
     secret = "postgresql://reader:hunter2@127.0.0.1:1/analytics"
     caplog.set_level(logging.DEBUG)
@@ -384,3 +389,32 @@ async def test_deployment_connections_are_visible_to_every_user(
     engramdb.config.set("tool_sql_connections", "[1, 2]")
     with pytest.raises(engramdb.ConfigurationError, match="TOOL_SQL_CONNECTIONS"):
         await engramdb.list_sql_connections()
+
+
+async def test_connection_strings_are_sealed_at_rest_and_keys_rotate(
+    tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    engramdb.config.set("tool_calls_enabled", True)
+    await engramdb.remember("Owls hunt at night.", self_improvement=False)
+    secret = "postgresql://reader:hunter2@127.0.0.1:1/analytics"
+    with pytest.raises(engramdb.ConfigurationError, match="INTEGRATION_CREDENTIALS_KEY"):
+        await engramdb.register_sql_connection("analytics", secret)
+    assert await engramdb.list_sql_connections() == []
+    engramdb.config.set(*KEY)
+    shop = _database(tmp_path)
+    await engramdb.register_sql_connection("analytics", secret)
+    await engramdb.register_sql_connection("shop", f"sqlite:///{shop}")
+    store_file = Path(engramdb.config.get("engramdb_data_dir")) / "engramdb.sqlite3"
+    for path in store_file.parent.iterdir():
+        assert b"hunter2" not in path.read_bytes() and str(shop).encode() not in path.read_bytes()
+    new_key = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA="
+    engramdb.config.set("integration_credentials_keys", json.dumps({"1": KEY[1], "2": new_key}))
+    engramdb.config.set("integration_credentials_active_key_id", "2")
+    engramdb.config.set("llm_endpoint", openai_server.base_url)
+    engramdb.config.set("llm_api_key", "test-key")
+    openai_server.chat_text = "SELECT count(*) AS n FROM orders"
+    (entry,) = await engramdb.recall("How many?", scope=["tools"], tool_connections=["shop"])
+    assert entry.success  # sealed under key 1, still opens
+    engramdb.config.set("integration_credentials_keys", json.dumps({"2": new_key}))
+    with pytest.raises(engramdb.ConfigurationError, match="not in"):
+        await engramdb.recall("How many?", scope=["tools"], tool_connections=["shop"])

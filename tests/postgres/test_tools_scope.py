@@ -88,6 +88,7 @@ async def mem(
         engramdb_storage_url=postgres_server.fresh_url(),
         tool_calls_enabled=True,
         tool_write_calls_enabled=True,
+        integration_credentials_key="MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
         text_to_sql_max_attempts=1,
         embedding_provider="fake",
         embedding_dimensions=64,

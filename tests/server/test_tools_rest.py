@@ -20,6 +20,9 @@ def test_connections_over_rest_hide_the_secret_and_stay_with_their_owner(
     tmp_path: Path,
 ) -> None:
     engramdb.config.set("tool_calls_enabled", True)
+    engramdb.config.set(
+        "integration_credentials_key", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+    )
     engramdb.config.set("llm_endpoint", openai_server.base_url)
     engramdb.config.set("llm_api_key", "test-key")
     shop = tmp_path / "shop.db"

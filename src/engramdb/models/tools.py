@@ -36,7 +36,8 @@ PROPOSAL_STATUSES: tuple[ProposalStatus, ...] = get_args(ProposalStatus)
 
 class ToolConnection(BaseModel):
     """One registered database of one user. ``options``: allowed_tables, max_rows,
-    description, allow_writes."""
+    description, allow_writes. As stored, ``connection_string`` is sealed
+    (:mod:`engramdb.tools.secrets`); it is unsealed only to run a query."""
 
     model_config = ConfigDict(frozen=True)
 

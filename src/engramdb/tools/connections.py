@@ -23,6 +23,7 @@ from engramdb.models.requests.tools import (
 )
 from engramdb.models.tools import ToolConnection, public_connection
 from engramdb.tools.databases import infer_provider
+from engramdb.tools.secrets import open_secret, seal_secret
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -60,6 +61,9 @@ async def register_sql_connection(
         )
     await engine.ensure_setup()
     owner = await engine.resolve_user(request.user)
+    sealed = seal_secret(
+        engine.settings, request.connection_string, bound_to=_bound(owner.id, name)
+    )
     now = utcnow()
     options = {
         "allowed_tables": request.allowed_tables,
@@ -73,7 +77,7 @@ async def register_sql_connection(
             owner_id=owner.id,
             name=name,
             provider=provider,
-            connection_string=request.connection_string,
+            connection_string=sealed,
             options=options,
             created_at=now,
             updated_at=now,
@@ -94,7 +98,7 @@ async def list_sql_connections(
     owner = await engine.resolve_user(request.user)
     return [
         public_connection(c) if c.owner_id == owner.id else _public_env(c)
-        for c in await visible_connections(engine, owner.id)
+        for c in await visible_connections(engine, owner.id, unseal=False)
     ]
 
 
@@ -138,9 +142,29 @@ def deployment_connections(settings: Settings, owner_id: UUID | None) -> list[To
     return found
 
 
-async def visible_connections(engine: Engine, owner_id: UUID) -> list[ToolConnection]:
-    """The owner's connections, then the deployment's ones they do not shadow."""
+def _bound(owner_id: UUID, name: str) -> str:
+    """What a sealed connection string is bound to: its owner and its name."""
+    return f"tool-connection:{owner_id}:{name}"
+
+
+def _opened(engine: Engine, connection: ToolConnection) -> ToolConnection:
+    """The stored connection with its connection string unsealed (for running a query)."""
+    plain = open_secret(
+        engine.settings,
+        connection.connection_string,
+        bound_to=_bound(connection.owner_id, connection.name),
+    )
+    return connection.model_copy(update={"connection_string": plain})
+
+
+async def visible_connections(
+    engine: Engine, owner_id: UUID, *, unseal: bool = True
+) -> list[ToolConnection]:
+    """The owner's connections (unsealed unless ``unseal=False``), then the deployment's ones
+    they do not shadow."""
     own = await engine.store.list_tool_connections(owner_id)
+    if unseal:
+        own = [_opened(engine, c) for c in own]
     taken = {c.name for c in own}
     shared = deployment_connections(engine.settings, owner_id)
     return own + [c for c in shared if c.name not in taken]
@@ -160,11 +184,11 @@ async def connection_for(engine: Engine, owner_id: UUID, name: str) -> ToolConne
     with ToolConnectionNotFoundError for unknown and non-owned names alike (a deployment
     connection of TOOL_SQL_CONNECTIONS resolves for everyone)."""
     found = await engine.store.get_tool_connection(owner_id, name)
-    if found is None:
-        found = next(
-            (c for c in deployment_connections(engine.settings, owner_id) if c.name == name),
-            None,
-        )
+    if found is not None:
+        return _opened(engine, found)
+    found = next(
+        (c for c in deployment_connections(engine.settings, owner_id) if c.name == name), None
+    )
     if found is None:
         raise ToolConnectionNotFoundError(
             f"No authorized tool connection named {name!r} for this user; register it with "

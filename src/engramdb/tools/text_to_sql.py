@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engramdb.errors import EngramError, LLMNotConfiguredError, SqlGuardError
+from engramdb.errors import EngramError, LLMNotConfiguredError, SqlGuardError, scrub_secrets
 from engramdb.models.tools import ToolConnection
 from engramdb.providers.llm.base import LLM, ChatMessage
 from engramdb.tools.databases import Schema, read_rows, read_schema
@@ -156,7 +156,7 @@ async def run_text_to_sql(
             )
         except Exception as exc:  # the database's own refusal or error: fed back
             logger.warning("SQL attempt %d on %r failed: %s", attempt, connection.name, exc)
-            result.error = f"SQL execution failed: {exc}"
+            result.error = f"SQL execution failed: {scrub_secrets(str(exc))}"
             previous.append(f"Query: {guarded.sql} -> Executed with error: {exc}")
             continue
         result.success, result.error = True, None
