@@ -184,3 +184,19 @@ async def test_an_unqualified_name_is_the_connections_table_never_the_catalogs(
     (entry,) = await mem.recall("Which settings?", scope=["tools"])
     assert entry.success and entry.structured, entry.error
     assert entry.structured["rows"] == [{"name": "mine"}]
+
+
+async def test_rows_are_capped_and_a_slow_query_is_cancelled(
+    mem: engramdb.Engine, shop: Shop, openai_server: OpenAIServer
+) -> None:
+    await mem.register_sql_connection("shop", shop.reader_url, max_rows=2)
+    openai_server.chat_text = "SELECT id FROM orders ORDER BY id"
+    (entry,) = await mem.recall("Order ids", scope=["tools"])
+    assert entry.success and entry.structured
+    assert entry.structured["rows"] == [{"id": 1}, {"id": 2}] and entry.structured["truncated"]
+    mem.settings.text_to_sql_statement_timeout_ms = 200
+    openai_server.chat_text = "SELECT count(*) AS n FROM " + ", ".join(
+        f"orders o{i}" for i in range(24)
+    )
+    (slow,) = await mem.recall("Count a lot", scope=["tools"])
+    assert not slow.success and slow.error and "200 ms" in slow.error
