@@ -418,3 +418,18 @@ async def test_connection_strings_are_sealed_at_rest_and_keys_rotate(
     engramdb.config.set("integration_credentials_keys", json.dumps({"2": new_key}))
     with pytest.raises(engramdb.ConfigurationError, match="not in"):
         await engramdb.recall("How many?", scope=["tools"], tool_connections=["shop"])
+
+
+async def test_an_unreachable_database_is_a_failed_entry_not_a_failed_recall(
+    shop: Path, openai_server: OpenAIServer
+) -> None:
+    await _register(shop)
+    await engramdb.register_sql_connection("gone", f"sqlite:///{shop.parent / 'missing.db'}")
+    await engramdb.register_sql_connection("pg", "postgresql://reader:hunter2@127.0.0.1:1/x")
+    openai_server.chat_text = "SELECT count(*) AS n FROM orders"
+    entries = await engramdb.recall("How many orders?", scope=["tools"])
+    by_name = {e.structured["connection"]: e for e in entries}  # type: ignore[union-attr,index]
+    assert by_name["shop"].success
+    assert not by_name["gone"].success and "does not exist" in str(by_name["gone"].error)
+    assert not by_name["pg"].success and "hunter2" not in str(by_name["pg"].error)
+    assert not (shop.parent / "missing.db").exists()

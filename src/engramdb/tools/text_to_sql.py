@@ -105,7 +105,7 @@ async def run_text_to_sql(
         )
     except Exception as exc:  # any driver error: reported, never raised
         logger.warning("schema of tool connection %r unreadable: %s", connection.name, exc)
-        result.error = f"Could not read the database schema: {type(exc).__name__}"
+        result.error = f"Could not read the database schema: {scrub_secrets(str(exc))}"
         return result
     if not schema.tables:
         result.error = "The database exposes no readable tables."
