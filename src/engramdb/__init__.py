@@ -57,7 +57,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, datasets, prune, session
+    from engramdb import access, datasets, prune, session, tools
     from engramdb.agent_context import agent_memory
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
@@ -66,6 +66,7 @@ if _typing.TYPE_CHECKING:
         add_data_points,
         add_user_to_role,
         add_user_to_tenant,
+        apply_write_proposal,
         authenticate,
         check,
         cognify,
@@ -84,13 +85,19 @@ if _typing.TYPE_CHECKING:
         list_conflicts,
         list_datasets,
         list_grants,
+        list_sql_connections,
         list_tenants,
         list_users,
+        list_write_proposals,
         load_skill,
+        propose_sql_write,
         recall,
+        register_sql_connection,
+        reject_write_proposal,
         remember,
         remember_skill,
         remember_skills,
+        remove_sql_connection,
         resolve_conflict,
         revoke,
         revoke_api_key,
@@ -125,6 +132,13 @@ if _typing.TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
+    "register_sql_connection": "engramdb.facade",
+    "list_sql_connections": "engramdb.facade",
+    "remove_sql_connection": "engramdb.facade",
+    "propose_sql_write": "engramdb.facade",
+    "list_write_proposals": "engramdb.facade",
+    "apply_write_proposal": "engramdb.facade",
+    "reject_write_proposal": "engramdb.facade",
     "create_user": "engramdb.facade",
     "create_tenant": "engramdb.facade",
     "list_tenants": "engramdb.facade",
@@ -205,6 +219,7 @@ _LAZY_MODULES = {
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
     "datasets": "engramdb.datasets",
+    "tools": "engramdb.tools",
 }
 
 __all__ = [
@@ -280,6 +295,7 @@ __all__ = [
     "add_user_to_role",
     "add_user_to_tenant",
     "agent_memory",
+    "apply_write_proposal",
     "authenticate",
     "check",
     "cognify",
@@ -301,16 +317,22 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_sql_connections",
     "list_tenants",
     "list_users",
+    "list_write_proposals",
     "load_skill",
     "memify",
     "memory",
+    "propose_sql_write",
     "prune",
     "recall",
+    "register_sql_connection",
+    "reject_write_proposal",
     "remember",
     "remember_skill",
     "remember_skills",
+    "remove_sql_connection",
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
@@ -320,6 +342,7 @@ __all__ = [
     "select_tenant",
     "serve",
     "session",
+    "tools",
     "update",
     "visualize",
     "visualize_graph",

@@ -116,6 +116,13 @@ class Engine:
     select_tenant = EngineVerb("select_tenant")
     create_role = EngineVerb("create_role")
     add_user_to_role = EngineVerb("add_user_to_role")
+    register_sql_connection = EngineVerb("register_sql_connection")
+    list_sql_connections = EngineVerb("list_sql_connections")
+    remove_sql_connection = EngineVerb("remove_sql_connection")
+    propose_sql_write = EngineVerb("propose_sql_write")
+    list_write_proposals = EngineVerb("list_write_proposals")
+    apply_write_proposal = EngineVerb("apply_write_proposal")
+    reject_write_proposal = EngineVerb("reject_write_proposal")
 
     def __init__(
         self,

@@ -100,11 +100,14 @@ __all__ = [
     "RecallPreconditionError",
     "RemoteUnavailableError",
     "RoleNotFoundError",
+    "SqlGuardError",
     "StatementTimeoutError",
     "StorageError",
     "StorageFullError",
     "StorageReadOnlyError",
     "TenantNotFoundError",
+    "ToolCallsDisabledError",
+    "ToolConnectionNotFoundError",
     "UnauthenticatedError",
     "UserNotFoundError",
     "by_code",
@@ -294,9 +297,30 @@ class LLMNotConfiguredError(ConfigurationError):
         return cls(f"{what}, and none is configured: {LLM_SETTINGS_HINT}{alternatives}")
 
 
+class ToolCallsDisabledError(ConfigurationError):
+    """Recall's ``tools`` scope (or a write proposal) was asked for and the deployment has not
+    turned tool calls on (TOOL_CALLS_ENABLED, TOOL_WRITE_CALLS_ENABLED)."""
+
+    code = "tool_calls_disabled"
+
+
+class SqlGuardError(EngramValidationError):
+    """SQL (written by the model) that the tools guard refuses: anything but one read-only
+    SELECT on the connection's own tables, or for a write proposal one bounded UPDATE."""
+
+    code = "sql_guard_error"
+
+
 class NotFoundError(EngramError):
     status_code = 404
     code = "not_found"
+
+
+class ToolConnectionNotFoundError(NotFoundError):
+    """No registered tool connection (or write proposal) of that name or id for the acting
+    user: the same whether it does not exist or belongs to someone else."""
+
+    code = "tool_connection_not_found"
 
 
 class DatasetNotFoundError(NotFoundError):

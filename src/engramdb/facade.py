@@ -27,6 +27,7 @@ __all__ = [
     "add_data_points",
     "add_user_to_role",
     "add_user_to_tenant",
+    "apply_write_proposal",
     "authenticate",
     "check",
     "cognify",
@@ -46,14 +47,20 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_sql_connections",
     "list_tenants",
     "list_users",
+    "list_write_proposals",
     "load_skill",
+    "propose_sql_write",
     "recall",
+    "register_sql_connection",
+    "reject_write_proposal",
     "remember",
     "remember_skill",
     "remember_skills",
     "remember_with_progress",
+    "remove_sql_connection",
     "resolve_conflict",
     "revoke",
     "revoke_api_key",
@@ -207,3 +214,12 @@ async def remember_with_progress(
 
         return await handler(client.engine, request, progress=progress)
     return await client.call(verb, request)
+
+
+register_sql_connection = _top["register_sql_connection"]
+list_sql_connections = _top["list_sql_connections"]
+remove_sql_connection = _top["remove_sql_connection"]
+propose_sql_write = _top["propose_sql_write"]
+list_write_proposals = _top["list_write_proposals"]
+apply_write_proposal = _top["apply_write_proposal"]
+reject_write_proposal = _top["reject_write_proposal"]

@@ -116,6 +116,22 @@ class Settings(BaseSettings):
     skill_gate_enabled: bool = True
     max_query_chars: int = Field(default=20_000, gt=0)
 
+    # --- recall's "tools" scope: text-to-SQL on registered databases (docs/tools.md) ----------
+    tool_calls_enabled: bool = False
+    tool_write_calls_enabled: bool = False
+    #: Deployment-level connections every user may query: a JSON object of name -> connection
+    #: string, or name -> {"connection_string": ..., "allowed_tables": [...], "max_rows": N}.
+    tool_sql_connections: str = "{}"
+    #: The keyring sealing registered connection strings (engramdb.tools.secrets).
+    integration_credentials_key: str = Field(default="", repr=False)
+    integration_credentials_keys: str = Field(default="", repr=False)
+    integration_credentials_active_key_id: str = "1"
+    text_to_sql_max_rows: int = Field(default=100, gt=0, le=100_000)
+    text_to_sql_max_attempts: int = Field(default=3, gt=0, le=10)
+    text_to_sql_statement_timeout_ms: int = Field(default=5000, gt=0)
+    text_to_sql_max_schema_tables: int = Field(default=50, gt=0)
+    text_to_sql_max_affected_rows: int = Field(default=50, gt=0)
+
     # --- sessions, feedback, personalization (user-preferences.md) ----------------------------
     auto_feedback: bool = False
     personalization_enabled: bool = False

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 import engramdb
 from engramdb.engine import get_engine
+from engramdb.errors import ToolCallsDisabledError
 from engramdb.models.results import RememberResult, ResponseGraphEntry
 from tests.server.conftest import Account, LiveServer
 from tests.support.openai_server import OpenAIServer
@@ -75,7 +76,7 @@ async def test_errors_keep_their_classes(remote: LiveServer) -> None:
         await engramdb.recall("q", bogus=1)  # type: ignore[call-arg]
     with pytest.raises(engramdb.EngramValidationError, match="user="):
         await engramdb.recall("q", user=object())  # type: ignore[arg-type]
-    with pytest.raises(engramdb.FeatureNotAvailableError, match="not available"):
+    with pytest.raises(ToolCallsDisabledError, match="TOOL_CALLS_ENABLED"):
         await engramdb.recall("q", scope="tools")
 
 

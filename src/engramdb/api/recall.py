@@ -49,6 +49,7 @@ from engramdb.sessions import lanes as session_lanes
 from engramdb.sessions.feedback import analyze_turn
 from engramdb.sessions.recording import load_history, record_recall_turn
 from engramdb.sessions.validation import validate_context_profile, validate_session_id
+from engramdb.tools import lane as tools_lane
 from engramdb.validation import validate_uuid
 
 __all__ = ["recall", "resolve_datasets"]
@@ -111,16 +112,15 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
     await engine.ensure_setup()
     owner = await engine.resolve_user(user)
 
-    if "tools" in lanes:
-        raise FeatureNotAvailableError(
-            "the 'tools' recall scope is not available yet; use scope='graph'"
-        )
     code_targets: list[Dataset] | None = None
     if "code" in lanes:  # the code graph (engramdb.code.lane); names resolve as for graph
         check_code_query(code_query)
         code_targets = await resolve_datasets(
             engine, owner, datasets=datasets, dataset_ids=dataset_ids
         )
+    if "tools" in lanes:
+        tools_lane.check_tools_enabled(engine.settings)
+        lanes = tools_lane.order_lanes(lanes, r.tools_trigger)
     graph: _GraphLane | None = None
     if "graph" in lanes:
         decision = resolve_search_type(
@@ -185,7 +185,15 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
     store = engine.store
     results: list[RecallResponse] = []
     for lane in lanes:
-        if lane == "graph" and graph is not None:
+        if lane == "tools":
+            if r.tools_trigger == "on_empty" and results:
+                continue  # the other sources answered: the databases are not asked
+            results.extend(
+                await tools_lane.run_tools_lane(
+                    engine, owner, _llm_for_call(engine, llm_config), query, r.tool_connections
+                )
+            )
+        elif lane == "graph" and graph is not None:
             if plan.short_circuit and any(isinstance(r, ResponseQAEntry) for r in results):
                 continue  # a session hit answers: the graph search is skipped
             results.extend(await _run_graph_lane(owner, graph, lanes=lanes))

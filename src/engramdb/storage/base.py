@@ -38,6 +38,7 @@ from engramdb.storage.contract import (
     OperationsStore,
     SearchStore,
     SessionStore,
+    ToolStore,
 )
 from engramdb.storage.types import (
     DeleteReport,
@@ -82,7 +83,15 @@ __all__ = [
 ]
 
 
-class Store(DocumentStore, SearchStore, SessionStore, DerivedStore, AccessStore, OperationsStore):
+class Store(
+    DocumentStore,
+    SearchStore,
+    SessionStore,
+    DerivedStore,
+    AccessStore,
+    OperationsStore,
+    ToolStore,
+):
     """The storage contract. All methods are coroutines unless noted; blocking drivers run in a
     worker thread, never on the event loop."""
 

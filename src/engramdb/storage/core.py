@@ -32,12 +32,15 @@ from engramdb.storage.sql.derived import DerivedMethods
 from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
+from engramdb.storage.sql.tools import ToolMethods
 from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
 
 __all__ = ["StoreCore"]
 
 
-class StoreCore(RecordMethods, AccessMethods, SessionReads, GraphReads, DerivedMethods, Store):
+class StoreCore(
+    RecordMethods, AccessMethods, SessionReads, GraphReads, DerivedMethods, ToolMethods, Store
+):
     """Rules and argument checks shared by every backend (see the module docstring); the
     methods that are one shared unit of work come from the mixins of :mod:`.sql`."""
 

@@ -109,6 +109,10 @@ class RecallRequest(VerbRequest):
     verbose: Annotated[bool, Strict] = False
     retriever_specific_config: dict[str, Any] | None = None
     code_query: dict[str, Any] | None = None
+    #: The registered SQL connections the "tools" scope asks (None: all of yours).
+    tool_connections: Annotated[list[str] | None, Field(max_length=MAX_ITEMS)] = None
+    #: When the "tools" scope runs: always, or only when every other source found nothing.
+    tools_trigger: Literal["always", "on_empty"] = "always"
     #: A pydantic model the answer must follow; over HTTP it travels as its JSON schema.
     response_model: SkipValidation[type[BaseModel] | None] = Field(
         default=None, json_schema_extra=LOCAL

@@ -7,6 +7,7 @@ from engramdb.storage.contract.documents import DocumentStore
 from engramdb.storage.contract.operations import OperationsStore
 from engramdb.storage.contract.search import SearchStore
 from engramdb.storage.contract.sessions import SessionStore
+from engramdb.storage.contract.tools import ToolStore
 
 __all__ = [
     "AccessStore",
@@ -15,4 +16,5 @@ __all__ = [
     "OperationsStore",
     "SearchStore",
     "SessionStore",
+    "ToolStore",
 ]

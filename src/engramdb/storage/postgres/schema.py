@@ -382,6 +382,42 @@ _V6_TENANTS = Migration(
     ),
 )
 
+_V7_TOOLS = Migration(
+    7,
+    "recall's tools scope: registered SQL connections and approval-gated write proposals",
+    (
+        # The connection string is a secret: read only when a query runs, never listed.
+        """CREATE TABLE tool_connections (
+            id uuid PRIMARY KEY,
+            owner_id uuid NOT NULL REFERENCES users (id),
+            name text NOT NULL,
+            provider text NOT NULL CHECK (provider IN ('sqlite', 'postgres')),
+            connection_string text NOT NULL,
+            options jsonb NOT NULL DEFAULT '{}',
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            UNIQUE (owner_id, name)
+        )""",
+        """CREATE TABLE tool_write_proposals (
+            id uuid PRIMARY KEY,
+            owner_id uuid NOT NULL REFERENCES users (id),
+            connection_name text NOT NULL,
+            status text NOT NULL
+                CHECK (status IN ('proposed', 'applied', 'rejected', 'failed')),
+            instruction text NOT NULL,
+            evidence jsonb,
+            sql text NOT NULL,
+            target_table text,
+            estimated_rows bigint,
+            applied_rows bigint,
+            error text,
+            created_at timestamptz NOT NULL,
+            resolved_at timestamptz
+        )""",
+        "CREATE INDEX tool_write_proposals_by_owner ON tool_write_proposals (owner_id, created_at)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
@@ -389,6 +425,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V4_ACCESS,
     _V5_STAGED,
     _V6_TENANTS,
+    _V7_TOOLS,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

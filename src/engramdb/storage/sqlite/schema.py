@@ -418,6 +418,42 @@ _V9_TENANTS = Migration(
     ),
 )
 
+_V10_TOOLS = Migration(
+    10,
+    "recall's tools scope: registered SQL connections and approval-gated write proposals",
+    (
+        # The connection string is a secret: read only when a query runs, never listed.
+        """CREATE TABLE tool_connections (
+            id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL REFERENCES users(id),
+            name TEXT NOT NULL,
+            provider TEXT NOT NULL CHECK (provider IN ('sqlite', 'postgres')),
+            connection_string TEXT NOT NULL,
+            options TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (owner_id, name)
+        )""",
+        """CREATE TABLE tool_write_proposals (
+            id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL REFERENCES users(id),
+            connection_name TEXT NOT NULL,
+            status TEXT NOT NULL
+                CHECK (status IN ('proposed', 'applied', 'rejected', 'failed')),
+            instruction TEXT NOT NULL,
+            evidence TEXT,
+            sql TEXT NOT NULL,
+            target_table TEXT,
+            estimated_rows INTEGER,
+            applied_rows INTEGER,
+            error TEXT,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT
+        )""",
+        "CREATE INDEX tool_write_proposals_by_owner ON tool_write_proposals(owner_id, created_at)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -428,6 +464,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V7_ACCESS,
     _V8_STAGED,
     _V9_TENANTS,
+    _V10_TOOLS,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 
