@@ -35,7 +35,8 @@ class StageResult(BaseModel):
 
 
 class ImproveResult(BaseModel):
-    """The outcome of one improve() call: the nine stages in their fixed order.
+    """The outcome of one improve() call: the nine stages in their fixed order (then
+    ``custom_tasks`` when the call passed the deprecated custom tasks).
 
     ``status`` is ``running`` for a background run that has not finished, ``errored`` if any
     stage errored, ``skipped`` if every stage was skipped, and ``completed`` otherwise.
@@ -46,6 +47,7 @@ class ImproveResult(BaseModel):
     status: RunStatus = "running"
     stages: list[StageResult] = Field(default_factory=list)
     _task: asyncio.Task[ImproveResult] | None = PrivateAttr(default=None)
+    _memify_run: dict[Any, Any] = PrivateAttr(default_factory=dict)
 
     def stage(self, name: str) -> StageResult | None:
         """The result of the stage called ``name`` (None for an unknown name or a running run)."""
@@ -62,9 +64,13 @@ class ImproveResult(BaseModel):
             await asyncio.shield(self._task)
         return self
 
-    def finish(self, stages: list[StageResult]) -> None:
-        """Fill in the stages and derive ``status`` (used by the runner)."""
+    def finish(
+        self, stages: list[StageResult], *, memify_run: dict[Any, Any] | None = None
+    ) -> None:
+        """Fill in the stages and derive ``status`` (used by the runner); ``memify_run`` is the
+        raw return of the ``custom_tasks`` stage's first pass."""
         self.stages = list(stages)
+        self._memify_run = dict(memify_run or {})
         if any(s.status == "errored" for s in stages):
             self.status = "errored"
         elif stages and all(s.status == "skipped" for s in stages):
@@ -74,10 +80,12 @@ class ImproveResult(BaseModel):
 
     @property
     def memify_run(self) -> dict[str, Any]:
-        """Deprecated: the raw return of custom tasks, which engramdb does not run ({})."""
+        """Deprecated: the raw return of the ``custom_tasks`` stage's first pass
+        (``{dataset_id: PipelineRunCompleted | PipelineRunErrored}``, as memify() returns), or
+        ``{}`` when no custom tasks ran."""
         warnings.warn(
             "ImproveResult.memify_run is deprecated; read result.stages instead",
             FutureWarning,
             stacklevel=2,
         )
-        return {}
+        return dict(self._memify_run)
