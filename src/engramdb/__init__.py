@@ -99,6 +99,7 @@ if _typing.TYPE_CHECKING:
         visualize,
         visualize_graph,
     )
+    from engramdb.improvement.admission import ImproveAdmission, register_improve_admission_check
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
     from engramdb.models.access import Role, Tenant
@@ -156,6 +157,8 @@ _LAZY = {
     "FactConflict": "engramdb.models.conflicts",
     "ImproveResult": "engramdb.models.improve",
     "StageResult": "engramdb.models.improve",
+    "ImproveAdmission": "engramdb.improvement.admission",
+    "register_improve_admission_check": "engramdb.improvement.admission",
     "list_datasets": "engramdb.facade",
     "Engine": "engramdb.engine",
     "get_graph": "engramdb.facade",
@@ -231,6 +234,7 @@ __all__ = [
     "FeedbackEntry",
     "ForgetResult",
     "GraphSnapshot",
+    "ImproveAdmission",
     "ImproveResult",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
@@ -306,6 +310,7 @@ __all__ = [
     "memory",
     "prune",
     "recall",
+    "register_improve_admission_check",
     "remember",
     "remember_skill",
     "remember_skills",
