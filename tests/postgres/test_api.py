@@ -21,6 +21,7 @@ from tests.integration import (
     test_improve_custom_tasks,
     test_personalization,
     test_pipelines,
+    test_recall_node_name,
     test_remember_recall,
     test_sessions,
 )
@@ -42,6 +43,7 @@ _MODULES = (
     test_custom_graph_models,
     test_pipelines,
     test_cognee_engine_objects,
+    test_recall_node_name,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,
