@@ -147,3 +147,44 @@ async def test_bad_custom_tasks_fail_before_any_stage_runs() -> None:
         await engramdb.improve("crew", extraction_tasks=Task(_seen))  # not a list
     after = await engramdb.get_graph(["crew"])
     assert len(after.nodes) == len(before.nodes)
+
+
+class Note(DataPoint):
+    text: str
+    metadata: dict = {"index_fields": ["text"]}  # noqa: RUF012 - cognee's spelling
+
+
+def _notes(texts: list[str]) -> list[Note]:
+    return [Note(text=f"note: {t}") for t in texts]
+
+
+async def test_registry_task_names_run_mixed_with_task_objects() -> None:
+    """improve.md: "Custom extraction tasks: `Task` objects, registry task names, or a mix." —
+    cognee's extract_subgraph_chunks (the graph's chunk texts), index_data_points and
+    add_data_points run by name between Task objects."""
+    await engramdb.remember(
+        "Ada Lovelace wrote the first program.", dataset_name="notes", self_improvement=False
+    )
+    with pytest.warns(FutureWarning):
+        result = await engramdb.improve(
+            "notes",
+            extraction_tasks=["extract_subgraph_chunks", Task(_notes)],
+            enrichment_tasks=["index_data_points", "add_data_points"],
+            build_global_context_index=False,
+        )
+    assert result.stage("custom_tasks").status == "completed"  # type: ignore[union-attr]
+    graph = await engramdb.get_graph(["notes"])
+    assert [n.text for n in graph.nodes_of_type("Note")] == [
+        "note: Ada Lovelace wrote the first program."
+    ]
+
+    edges: list[int] = []
+
+    def count(batch: list[Any]) -> None:
+        edges.append(len(batch))
+
+    with pytest.warns(FutureWarning):
+        await engramdb.improve(
+            "notes", extraction_tasks=["extract_subgraph", Task(count, batch_size=1000)]
+        )
+    assert edges == [len(graph.edges)] and edges[0] > 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
@@ -35,6 +35,7 @@ from engramdb.errors import (
     scrub_secrets,
 )
 from engramdb.models.records import Dataset, RunStatus, User
+from engramdb.pipelines.memify_tasks import MEMIFY_TASK_NAMES, memify_task
 from engramdb.pipelines.run_info import (
     PipelineContext,
     PipelineRunCompleted,
@@ -336,13 +337,6 @@ async def run_steps(
     return await _run_chain(tasks, data, ctx)
 
 
-#: memify task names engramdb runs (cognee's other names need cognee's own task modules).
-def _named_tasks() -> dict[str, Callable[[], Task]]:
-    from engramdb.pipelines.storage import add_data_points
-
-    return {"add_data_points": lambda: Task(add_data_points, needs_llm=False)}
-
-
 def resolve_memify_tasks(tasks: Sequence[Task | str] | None) -> list[Task]:
     """``tasks`` (Task instances, memify task names, or a mix) as Task instances; None or an
     empty list gives ``[]``. Raises before anything runs for an unknown name or another type."""
@@ -355,11 +349,12 @@ def resolve_memify_tasks(tasks: Sequence[Task | str] | None) -> list[Task]:
     for item in tasks or []:
         if isinstance(item, Task):
             resolved.append(item)
-        elif isinstance(item, str) and item in _named_tasks():
-            resolved.append(_named_tasks()[item]())
+        elif isinstance(item, str) and (named := memify_task(item)) is not None:
+            resolved.append(named)
         elif isinstance(item, str):
             raise FeatureNotAvailableError(
-                f"memify task {item!r} is not available on engramdb: pass Task instances, or "
+                f"memify task {item!r} is not available on engramdb; the task names it runs "
+                f"are {', '.join(MEMIFY_TASK_NAMES)}. Pass other tasks as Task instances, or "
                 "use improve() for engramdb's enrichment (see docs/migrating-from-cognee.md)"
             )
         else:
