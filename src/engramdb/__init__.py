@@ -107,6 +107,7 @@ if _typing.TYPE_CHECKING:
         visualize,
         visualize_graph,
     )
+    from engramdb.improvement.admission import ImproveAdmission, register_improve_admission_check
     from engramdb.ingest.chunkers import CsvChunker, TextChunker, TextChunkerWithOverlap
     from engramdb.ingest.text import Text
     from engramdb.models.access import Role, Tenant
@@ -171,6 +172,8 @@ _LAZY = {
     "FactConflict": "engramdb.models.conflicts",
     "ImproveResult": "engramdb.models.improve",
     "StageResult": "engramdb.models.improve",
+    "ImproveAdmission": "engramdb.improvement.admission",
+    "register_improve_admission_check": "engramdb.improvement.admission",
     "list_datasets": "engramdb.facade",
     "Engine": "engramdb.engine",
     "get_graph": "engramdb.facade",
@@ -248,6 +251,7 @@ __all__ = [
     "FeedbackEntry",
     "ForgetResult",
     "GraphSnapshot",
+    "ImproveAdmission",
     "ImproveResult",
     "InvalidCodeQueryError",
     "InvalidHybridSearchConfig",
@@ -327,6 +331,7 @@ __all__ = [
     "propose_sql_write",
     "prune",
     "recall",
+    "register_improve_admission_check",
     "register_sql_connection",
     "reject_write_proposal",
     "remember",

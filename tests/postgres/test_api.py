@@ -17,8 +17,11 @@ from tests.integration import (
     test_failed_runs,
     test_graph_ingest,
     test_improve,
+    test_improve_admission,
+    test_improve_custom_tasks,
     test_personalization,
     test_pipelines,
+    test_recall_node_name,
     test_remember_recall,
     test_sessions,
 )
@@ -31,6 +34,8 @@ _MODULES = (
     test_failed_runs,
     test_sessions,
     test_improve,
+    test_improve_admission,
+    test_improve_custom_tasks,
     test_personalization,
     test_conflicts,
     test_cognee_datasets,
@@ -38,6 +43,7 @@ _MODULES = (
     test_custom_graph_models,
     test_pipelines,
     test_cognee_engine_objects,
+    test_recall_node_name,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

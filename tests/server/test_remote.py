@@ -92,6 +92,25 @@ async def test_background_remember_and_improve_wait_over_http(remote: LiveServer
     assert len(done.stages) == 9
 
 
+async def test_improve_custom_tasks_by_name_over_http(remote: LiveServer) -> None:
+    """improve.md: custom tasks are "`Task` objects, registry task names, or a mix", and
+    "REST responses still include memify_run" — in remote mode the names travel, a Task
+    object cannot, and memify_run comes back from the server."""
+    await engramdb.remember("Herons wade in shallow water.", dataset_name="birds")
+    with pytest.warns(FutureWarning):
+        result = await engramdb.improve(
+            "birds", extraction_tasks=["extract_subgraph"], enrichment_tasks=["index_data_points"]
+        )
+    assert result.stage("custom_tasks").status == "completed"  # type: ignore[union-attr]
+    with pytest.warns(FutureWarning, match="memify_run"):
+        ((_, event),) = result.memify_run.items()
+    assert event["status"] == "PipelineRunCompleted"
+    from engramdb.pipelines import Task
+
+    with pytest.warns(FutureWarning), pytest.raises(engramdb.EngramValidationError, match="Task"):
+        await engramdb.improve("birds", extraction_tasks=[Task(lambda x: x)])
+
+
 async def test_sessions_and_feedback_over_http(remote: LiveServer) -> None:
     await engramdb.remember("Owls hunt at night.")
     await engramdb.recall("When do owls hunt?", "CHUNKS", session_id="chat")

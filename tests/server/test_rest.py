@@ -168,6 +168,39 @@ def test_improve_foreground_returns_the_nine_stages(
     assert len(result.json()["stages"]) == 9
 
 
+def test_improve_custom_tasks_by_name_and_memify_run_over_rest(
+    live_server: LiveServer, alice: Account
+) -> None:
+    """improve.md: "Over REST, extractionTasks, enrichmentTasks, data and nodeName on POST
+    /api/v1/improve are marked deprecated the same way." and "REST responses still include
+    memify_run, marked deprecated." (engramdb's REST bodies use the SDK's snake_case names)."""
+    with live_server.client(alice) as client:
+        client.post("/api/v1/remember", json={"data": "Ada wrote programs.", "dataset_name": "d"})
+        plain = client.post("/api/v1/improve", json={"dataset": "d"}).json()
+        assert plain["memify_run"] == {} and len(plain["stages"]) == 9
+        result = client.post(
+            "/api/v1/improve",
+            json={
+                "dataset": "d",
+                "extraction_tasks": ["extract_subgraph_chunks"],
+                "enrichment_tasks": ["index_data_points"],
+                "node_name": ["nothing tagged so"],
+            },
+        )
+        assert result.status_code == 200, result.text
+        body = result.json()
+        _problem(client.post("/api/v1/improve", json={"extraction_tasks": [{"x": 1}]}), 422)
+        schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert [s["stage"] for s in body["stages"]][-1] == "custom_tasks"
+    assert body["stages"][-1]["status"] == "completed"
+    ((dataset_id, event),) = body["memify_run"].items()
+    assert event["status"] == "PipelineRunCompleted" and event["dataset_id"] == dataset_id
+    request = schema["ImproveRequest"]["properties"]
+    for name in ("extraction_tasks", "enrichment_tasks", "data", "node_name"):
+        assert request[name]["deprecated"] is True, name
+    assert schema["ImproveResult"]["properties"]["memify_run"]["deprecated"] is True
+
+
 def test_forget_and_dataset_routes(live_server: LiveServer, alice: Account) -> None:
     with live_server.client(alice) as client:
         created = client.post("/api/v1/datasets", json={"name": "empty one"})

@@ -9,6 +9,7 @@ from uuid import UUID
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.improvement.context import ImproveOptions
+from engramdb.improvement.custom import custom_tasks_of
 from engramdb.improvement.runner import improve_dataset
 from engramdb.models.improve import ImproveResult
 from engramdb.models.records import User
@@ -29,8 +30,11 @@ async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     become feedback weights, Q&A and agent traces become documents of the dataset, and (with
     ``PERSONALIZATION_ENABLED``) ratings and stated preferences update the user's preference
     weights. Without them only the graph stages run (``review_conflicts``,
-    ``global_context_index``). The deprecated options of the reference (``node_name``,
-    ``extraction_tasks``, ...) warn and are ignored.
+    ``global_context_index``). The deprecated ``extraction_tasks``/``enrichment_tasks``
+    (Task instances, memify task names, or a mix) warn and run after those as one more stage,
+    ``custom_tasks``, over ``data`` or the dataset's graph scoped by ``node_name`` and
+    ``node_type``; ``result.memify_run`` holds that run's raw return. Without custom tasks
+    those scoping options warn and are ignored.
 
     The call holds the dataset's lock and claims each session, so a concurrent improve,
     remember or forget of the dataset queues behind it (across processes). With
@@ -47,12 +51,22 @@ async def improve(engine: Engine, request: ImproveRequest) -> ImproveResult:
     build_truth_subspace = request.build_truth_subspace
     review_conflicts = request.review_conflicts
     sessions = validated_session_ids(session_ids)
+    custom = custom_tasks_of(
+        request.extraction_tasks,
+        request.enrichment_tasks,
+        data=request.data,
+        node_name=request.node_name,
+        node_type=request.node_type,
+        vector_db_config=request.vector_db_config,
+        graph_db_config=request.graph_db_config,
+    )
     options = ImproveOptions(
         session_ids=sessions,
         feedback_alpha=None if feedback_alpha is None else float(feedback_alpha),
         build_global_context_index=build_global_context_index,
         build_truth_subspace=bool(build_truth_subspace),
         review_conflicts=review_conflicts,
+        custom=custom,
     )
     return await improve_dataset(
         request.dataset,

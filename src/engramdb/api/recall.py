@@ -29,7 +29,6 @@ from engramdb.errors import (
     ConfigurationError,
     DatasetNotFoundError,
     EngramValidationError,
-    FeatureNotAvailableError,
     InvalidCodeQueryError,
     InvalidHybridSearchConfig,
     RecallPreconditionError,
@@ -41,7 +40,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.personalization.lookup import load_preferences
 from engramdb.providers.embedding.base import Embedder
 from engramdb.providers.llm.base import LLM
-from engramdb.retrieval.base import RecallOptions, RetrievalContext
+from engramdb.retrieval.base import RecallOptions, RetrievalContext, refuse_ignored_node_name
 from engramdb.retrieval.dispatch import run_graph_lane
 from engramdb.retrieval.router import RouteDecision, resolve_search_type
 from engramdb.retrieval.scopes import plan_scope
@@ -143,11 +142,8 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
                 "this recall runs HYBRID_COMPLETION; pass a graph-family query_type such as "
                 "SearchType.GRAPH_COMPLETION, or drop those options"
             )
-        if node_name and not engine.retrievers.get(search_type).supports_node_name:
-            raise FeatureNotAvailableError(
-                f"node_name filters are not available for {search_type.value} yet; recall without "
-                "node_name"
-            )
+        if node_name:
+            refuse_ignored_node_name(engine.retrievers.get(search_type), search_type)
         targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
         config = dict(retriever_specific_config or {})
         if response_model is not None:

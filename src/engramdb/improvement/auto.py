@@ -10,7 +10,9 @@
 
 The counters live in the dataset's improve state, so every process sees the same debounce. An
 automatic improve never fails the remember() that triggered it: its failure is logged and
-reported as ``RememberResult.improve == "errored"``.
+reported as ``RememberResult.improve == "errored"``. A due improve is first put to the
+application's admission check (:mod:`.admission`); a declined one reports ``"declined"``, and
+a declined session improve keeps its entries counted.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 
 from engramdb.engine import Engine
 from engramdb.errors import EngramError
+from engramdb.improvement.admission import DECLINED, ImproveAdmission, admit_automatic_improve
 from engramdb.improvement.context import ImproveOptions
 from engramdb.models.records import Dataset, User
 
@@ -45,7 +48,10 @@ async def _run(engine: Engine, owner: User, dataset: Dataset, options: ImproveOp
 
 
 async def auto_improve_after_ingest(engine: Engine, owner: User, dataset: Dataset) -> str:
-    """The graph stages after an ingest; returns the improve's status."""
+    """The graph stages after an ingest; returns the improve's status (``"declined"`` when the
+    admission check declined it)."""
+    if not await admit_automatic_improve(ImproveAdmission(owner, dataset, "ingest")):
+        return DECLINED
     return await _run(engine, owner, dataset, ImproveOptions())
 
 
@@ -53,7 +59,8 @@ async def auto_improve_after_session_write(
     engine: Engine, owner: User, dataset: Dataset, session_id: str, entries: int
 ) -> str:
     """Count ``entries`` new session entries and run the improve when the debounce says so;
-    returns its status, or ``"debounced"`` when it was held back."""
+    returns its status, ``"debounced"`` when it was held back, or ``"declined"`` when the
+    admission check declined it (the entries stay counted)."""
     settings, store = engine.settings, engine.store
     key = f"auto_improve:{owner.id}:{session_id}"
     raw = await store.get_improve_state(dataset.id, key)
@@ -65,10 +72,12 @@ async def auto_improve_after_session_write(
     due = (entries_on and pending >= every_n) or (every_s > 0 and now - last >= every_s)
     if not entries_on and every_s == 0:
         due = False  # both triggers off: never automatically
-    if not due:
+    admission = ImproveAdmission(owner, dataset, "session", session_id)
+    declined = due and not await admit_automatic_improve(admission)
+    if not due or declined:
         await store.set_improve_state(
             dataset.id, key, json.dumps({"pending": pending, "last": last})
         )
-        return "debounced"
+        return DECLINED if declined else "debounced"
     await store.set_improve_state(dataset.id, key, json.dumps({"pending": 0, "last": now}))
     return await _run(engine, owner, dataset, ImproveOptions(session_ids=(session_id,)))

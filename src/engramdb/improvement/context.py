@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engramdb.models.records import Dataset, User
 from engramdb.models.sessions import QARecord
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
+    from engramdb.improvement.custom import CustomTasks
     from engramdb.settings import Settings
     from engramdb.storage.base import Store
 
@@ -27,6 +28,8 @@ class ImproveOptions:
     review_conflicts: bool | None = None
     #: Run only these stages (the reference's memify pipelines each run one); None runs all.
     only_stages: frozenset[str] | None = None
+    #: The deprecated extraction/enrichment tasks: run as the extra ``custom_tasks`` stage.
+    custom: CustomTasks | None = None
 
 
 @dataclass(slots=True)
@@ -35,6 +38,8 @@ class ImproveContext:
     user: User
     dataset: Dataset
     options: ImproveOptions
+    #: The raw return of the ``custom_tasks`` stage's first pass (ImproveResult.memify_run).
+    memify_run: dict[Any, Any] | None = None
 
     @property
     def store(self) -> Store:

@@ -25,7 +25,7 @@ from uuid import UUID
 from engramdb.access.permissions import dataset_for_write
 from engramdb.errors import LLMPaymentRequiredError, error_class_name, scrub_secrets
 from engramdb.improvement.context import ImproveContext, ImproveOptions
-from engramdb.improvement.stages import STAGES, disabled_stages
+from engramdb.improvement.stages import STAGES, disabled_stages, stages_of
 from engramdb.models.improve import ImproveResult, StageResult
 from engramdb.models.records import Dataset, RunStatus, User
 
@@ -40,7 +40,8 @@ _FATAL_STAGE = "persist_session_qa"
 
 
 async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
-    """Take the locks, run the nine stages, fill ``result`` in and return it."""
+    """Take the locks, run the nine stages (and ``custom_tasks``), fill ``result`` in and
+    return it."""
     store, timeout = ctx.store, ctx.settings.engramdb_lock_timeout
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(store.lock(f"dataset:{ctx.dataset.id}", timeout=timeout))
@@ -59,7 +60,7 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
     stop_reason: str | None = None
     fatal: BaseException | None = None
     try:
-        for stage in STAGES:
+        for stage in stages_of(ctx, STAGES):
             if stop_reason is not None:
                 stages.append(StageResult(stage=stage.name, status="skipped", reason=stop_reason))
                 continue
@@ -123,7 +124,7 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
             error_message=scrub_secrets(str(exc)),
         )
         raise
-    result.finish(stages)
+    result.finish(stages, memify_run=ctx.memify_run)
     errored = next((s for s in stages if s.status == "errored"), None)
     await store.finish_run(
         run.id,

@@ -1,4 +1,5 @@
-"""The nine improve stages in their fixed order: when each runs, and what runs it.
+"""The nine improve stages in their fixed order: when each runs, and what runs it; with the
+deprecated custom tasks, the ``custom_tasks`` stage after them.
 
 A stage's *gate* returns the reason to skip it under the current call and settings (or None to
 run it). Stages that engramdb does not build yet are gated with ``not_implemented`` so a result
@@ -10,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from engramdb.improvement import bridging, conflicts, global_index, learning, truth
+from engramdb.improvement import bridging, conflicts, custom, global_index, learning, truth
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.settings import IMPROVE_STAGES, disabled_stages
 
-__all__ = ["STAGES", "Stage", "disabled_stages"]
+__all__ = ["CUSTOM_STAGE", "STAGES", "Stage", "disabled_stages", "stages_of"]
 
 Gate = Callable[[ImproveContext], str | None]
 Runner = Callable[[ImproveContext], Awaitable[StageOutcome]]
@@ -91,3 +92,12 @@ STAGES: tuple[Stage, ...] = (
     Stage("global_context_index", _global_index, global_index.build_global_context_index),
 )
 assert tuple(s.name for s in STAGES) == IMPROVE_STAGES
+
+#: Appended after the nine when the call passes custom tasks (see :mod:`.custom`).
+CUSTOM_STAGE = Stage(custom.CUSTOM_TASKS_STAGE, lambda ctx: None, custom.run_custom_tasks)
+
+
+def stages_of(ctx: ImproveContext, registry: tuple[Stage, ...] = STAGES) -> tuple[Stage, ...]:
+    """The stages one call runs, in order: ``registry``, then ``custom_tasks`` when the call
+    passes custom tasks."""
+    return registry if ctx.options.custom is None else (*registry, CUSTOM_STAGE)

@@ -81,7 +81,8 @@ class RememberResult(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
     #: Seconds spent per stage (load, chunk, embed, write) and in total.
     timings: dict[str, float] = Field(default_factory=dict)
-    #: What the automatic improve after remember did ("not_available" until improve exists).
+    #: What the automatic improve after remember did: its status, "debounced" (held back),
+    #: "declined" (the admission check declined it) or None (none was asked for).
     improve: str | None = None
     error_class: str | None = None
     error_message: str | None = None

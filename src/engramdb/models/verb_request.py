@@ -43,6 +43,26 @@ class VerbRequest(BaseModel):
             if getattr(self, name) != fields[name].get_default(call_default_factory=True)
         ]
 
+    def deprecated_used(self) -> list[str]:
+        """The deprecated options this request sets (None and an empty list count as unset)."""
+        return [
+            name
+            for name, info in type(self).model_fields.items()
+            if marked(info, "engramdb_deprecated") and getattr(self, name) not in (None, [], ())
+        ]
+
+    def deprecation_warning(self, verb: str) -> str | None:
+        """The FutureWarning a call with this request raises, or None. By default a deprecated
+        option is ignored; a verb that still honours one says so in its own override."""
+        used = self.deprecated_used()
+        if not used:
+            return None
+        one = len(used) == 1
+        return (
+            f"{', '.join(used)} {'is' if one else 'are'} deprecated and ignored by engramdb's "
+            f"{verb}(); {'it' if one else 'they'} will be removed"
+        )
+
 
 def _is_local(info: FieldInfo) -> bool:
     return marked(info, "engramdb_local")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
@@ -35,6 +35,7 @@ from engramdb.errors import (
     scrub_secrets,
 )
 from engramdb.models.records import Dataset, RunStatus, User
+from engramdb.pipelines.memify_tasks import MEMIFY_TASK_NAMES, memify_task
 from engramdb.pipelines.run_info import (
     PipelineContext,
     PipelineRunCompleted,
@@ -48,6 +49,9 @@ __all__ = [
     "MEMIFY_DEPRECATION_MESSAGE",
     "current_context",
     "memify",
+    "memify_runs",
+    "refuse_store_configs",
+    "resolve_memify_tasks",
     "run_custom_pipeline",
     "run_pipeline",
     "run_steps",
@@ -205,7 +209,7 @@ async def run_pipeline(
     every dataset of the caller), yielding each run's events. Without ``data`` the tasks run
     once per data item of the dataset (its records, then its added inputs)."""
     chain = _check_tasks(tasks)
-    _refuse_store_configs(vector_db_config, graph_db_config)
+    refuse_store_configs(vector_db_config, graph_db_config)
     eng = engine or get_engine()
     owner = await eng.resolve_user(user)
     for dataset in await _datasets(eng, owner, datasets):
@@ -239,7 +243,7 @@ def _as_ref(ref: str | UUID) -> str | UUID:
     return ref
 
 
-def _refuse_store_configs(vector: object, graph: object) -> None:
+def refuse_store_configs(vector: object, graph: object) -> None:
     for name, value in (("vector_db_config", vector), ("graph_db_config", graph)):
         if value is not None:
             raise FeatureNotAvailableError(
@@ -333,23 +337,24 @@ async def run_steps(
     return await _run_chain(tasks, data, ctx)
 
 
-#: memify task names engramdb runs (cognee's other names need cognee's own task modules).
-def _named_tasks() -> dict[str, Callable[[], Task]]:
-    from engramdb.pipelines.storage import add_data_points
-
-    return {"add_data_points": lambda: Task(add_data_points, needs_llm=False)}
-
-
-def _memify_tasks(tasks: Sequence[Task | str] | None) -> list[Task]:
+def resolve_memify_tasks(tasks: Sequence[Task | str] | None) -> list[Task]:
+    """``tasks`` (Task instances, memify task names, or a mix) as Task instances; None or an
+    empty list gives ``[]``. Raises before anything runs for an unknown name or another type."""
+    if isinstance(tasks, str | Task):
+        raise CogneeValidationError(
+            f"Memify tasks must be a list of Task instances or task names, got one "
+            f"{type(tasks).__name__}; wrap it in a list."
+        )
     resolved: list[Task] = []
     for item in tasks or []:
         if isinstance(item, Task):
             resolved.append(item)
-        elif isinstance(item, str) and item in _named_tasks():
-            resolved.append(_named_tasks()[item]())
+        elif isinstance(item, str) and (named := memify_task(item)) is not None:
+            resolved.append(named)
         elif isinstance(item, str):
             raise FeatureNotAvailableError(
-                f"memify task {item!r} is not available on engramdb: pass Task instances, or "
+                f"memify task {item!r} is not available on engramdb; the task names it runs "
+                f"are {', '.join(MEMIFY_TASK_NAMES)}. Pass other tasks as Task instances, or "
                 "use improve() for engramdb's enrichment (see docs/migrating-from-cognee.md)"
             )
         else:
@@ -377,33 +382,65 @@ async def memify(
     :class:`~engramdb.GraphSnapshot`; only nodes tagged or named in ``node_name`` when given).
     """
     warnings.warn(MEMIFY_DEPRECATION_MESSAGE, FutureWarning, stacklevel=2)
-    tasks = [*_memify_tasks(extraction_tasks), *_memify_tasks(enrichment_tasks)]
-    _refuse_store_configs(vector_db_config, graph_db_config)
+    tasks = [*resolve_memify_tasks(extraction_tasks), *resolve_memify_tasks(enrichment_tasks)]
+    refuse_store_configs(vector_db_config, graph_db_config)
     eng = get_engine()
     owner = await eng.resolve_user(user)
     (target,) = await _datasets(eng, owner, dataset)
     if not tasks:
         logger.warning("memify() was called without tasks; nothing ran (use improve())")
         return {}
-    if data is None:
-        data = [await _graph_of(eng, owner, target, node_name)]
-    items = list(data) if isinstance(data, list) else [data]
-    runs = _run_dataset(eng, owner, target, tasks, items, "memify_pipeline", None)
+    runs = await memify_runs(
+        eng, owner, target, tasks, data=data, node_name=node_name, node_type=node_type
+    )
     return await _execute(eng, runs, run_in_background)
 
 
-async def _graph_of(eng: Engine, owner: User, dataset: Dataset, node_name: list[str] | None) -> Any:
+async def memify_runs(
+    eng: Engine,
+    owner: User,
+    dataset: Dataset,
+    tasks: list[Task],
+    *,
+    data: Any = None,
+    node_name: Sequence[str] | None = None,
+    node_type: Any = None,
+) -> AsyncIterator[PipelineRunInfo]:
+    """The events of one ``memify_pipeline`` run of ``tasks`` in ``dataset`` (memify() and
+    improve()'s ``custom_tasks`` stage). Without ``data`` the first task gets the dataset's
+    graph, as one item: only nodes named or tagged in ``node_name`` when given, only nodes of
+    ``node_type`` (a class or a type name; cognee's default ``NodeSet`` keeps all) when
+    given, and the edges touching what is kept."""
+    if data is None:
+        data = [await _graph_of(eng, owner, dataset, node_name, node_type)]
+    items = list(data) if isinstance(data, list) else [data]
+    return _run_dataset(eng, owner, dataset, tasks, items, "memify_pipeline", None)
+
+
+async def _graph_of(
+    eng: Engine,
+    owner: User,
+    dataset: Dataset,
+    node_name: Sequence[str] | None,
+    node_type: Any = None,
+) -> Any:
     from engramdb.api.graph import get_graph
     from engramdb.models.requests.graph import GetGraphRequest
 
     snapshot = await get_graph(eng, GetGraphRequest(dataset_ids=[dataset.id], user=owner))
-    if not node_name:
+    type_name = node_type if isinstance(node_type, str) else getattr(node_type, "__name__", None)
+    if type_name == "NodeSet":
+        type_name = None  # cognee's default fragment type: the whole (named) graph
+    if not node_name and type_name is None:
         return snapshot
-    wanted = set(node_name)
+    wanted = set(node_name or ())
     keep = {
         n.id
         for n in snapshot.nodes
-        if n.name in wanted or wanted & set(n.properties.get("node_set") or [])
+        if (
+            not wanted or n.name in wanted or bool(wanted & set(n.properties.get("node_set") or []))
+        )
+        and (type_name is None or n.type == type_name)
     }
     return snapshot.model_copy(
         update={

@@ -315,6 +315,7 @@ class HttpClient:
         # server's own IMPROVE_GLOBAL_CONTEXT_INDEX applies.
         if req.build_global_context_index is not True:
             payload.pop("build_global_context_index", None)
+        payload.update(_improve_custom_tasks(req))
         body = await self.request("POST", "/api/v1/improve", json=_json_ready(payload))
         run_id = body.pop("run_id", None)
         result = ImproveResult.model_validate(body)
@@ -330,6 +331,7 @@ class HttpClient:
         final = ImproveResult.model_validate(await self._wait_run(run_id))
         result.stages = final.stages
         result.status = final.status
+        result._memify_run = final._memify_run
         return result
 
     # -- sessions --------------------------------------------------------------------------
@@ -526,3 +528,24 @@ def _json_ready(payload: dict[str, Any]) -> dict[str, Any]:
 
 #: The old name of :class:`HttpClient`.
 RemoteClient = HttpClient
+
+
+def _improve_custom_tasks(req: ImproveRequest) -> dict[str, Any]:
+    """improve()'s deprecated custom-task options as the server takes them: tasks by name."""
+    sent: dict[str, Any] = {}
+    for name in ("extraction_tasks", "enrichment_tasks"):
+        tasks = getattr(req, name)
+        if tasks in (None, [], ()):
+            continue
+        if isinstance(tasks, str) or not all(isinstance(t, str) for t in tasks):
+            raise EngramValidationError(
+                f"improve({name}=...): in remote mode only memify task names can be sent (a "
+                "Task object cannot cross HTTP); pass names, or call disconnect() to run your "
+                "tasks in-process"
+            )
+        sent[name] = list(tasks)
+    if req.data is not None:
+        sent["data"] = req.data
+    if req.node_name:
+        sent["node_name"] = list(req.node_name)
+    return sent

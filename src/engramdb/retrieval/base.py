@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from engramdb.settings import Settings
     from engramdb.storage.base import Store
 
-__all__ = ["RecallOptions", "RetrievalContext", "Retriever"]
+__all__ = ["RecallOptions", "RetrievalContext", "Retriever", "refuse_ignored_node_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +99,29 @@ class Retriever(ABC):
     #: The search types this retriever serves.
     search_types: frozenset[SearchType]
     #: Whether it honours ``node_name`` / ``node_name_filter_operator``; recall() refuses the
-    #: option (FeatureNotAvailableError) for a retriever that would silently ignore it.
+    #: option (FeatureNotAvailableError, see :func:`refuse_ignored_node_name`) for a retriever
+    #: that would silently ignore it.
     supports_node_name: bool = False
+    #: Why a node set cannot restrict this search type (its error), for one that never will.
+    node_name_refusal: str | None = None
 
     @abstractmethod
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         """Results for ``opts`` within ``ctx.datasets``, best first, at most ``opts.top_k``
         context items (a completion type returns one answer item)."""
+
+
+def refuse_ignored_node_name(retriever: Retriever, search_type: SearchType) -> None:
+    """Raise FeatureNotAvailableError when ``retriever`` would ignore ``node_name``: saying why
+    a node set cannot restrict ``search_type``, or that its filter is not built."""
+    if retriever.supports_node_name:
+        return
+    from engramdb.errors import FeatureNotAvailableError
+
+    if retriever.node_name_refusal is not None:
+        raise FeatureNotAvailableError(
+            f"node_name cannot restrict {search_type.value}: {retriever.node_name_refusal}"
+        )
+    raise FeatureNotAvailableError(
+        f"node_name filters are not available for {search_type.value} yet; recall without node_name"
+    )

@@ -150,6 +150,48 @@ def _datasets_verb(
     )
 
 
+#: improve()'s deprecated custom-task options as they cross HTTP (improve.md: "Over REST,
+#: extractionTasks, enrichmentTasks, data and nodeName ... are marked deprecated the same
+#: way"): tasks travel as memify task names only (a Task object cannot cross HTTP).
+_DEPRECATED_WIRE: dict[str, Any] = {"deprecated": True}
+_IMPROVE_DEPRECATED_WIRE: dict[str, tuple[Any, Any]] = {
+    "extraction_tasks": (
+        list[str] | None,
+        Field(
+            default=None,
+            max_length=100,
+            description="Deprecated: memify task names run as the custom_tasks stage.",
+            json_schema_extra=_DEPRECATED_WIRE,
+        ),
+    ),
+    "enrichment_tasks": (
+        list[str] | None,
+        Field(
+            default=None,
+            max_length=100,
+            description="Deprecated: memify task names run after extraction_tasks.",
+            json_schema_extra=_DEPRECATED_WIRE,
+        ),
+    ),
+    "data": (
+        Any,
+        Field(
+            default=None,
+            description="Deprecated: the custom tasks' input instead of the dataset's graph.",
+            json_schema_extra=_DEPRECATED_WIRE,
+        ),
+    ),
+    "node_name": (
+        list[str] | None,
+        Field(
+            default=None,
+            max_length=1000,
+            description="Deprecated: restricts the graph passed to the custom tasks.",
+            json_schema_extra=_DEPRECATED_WIRE,
+        ),
+    ),
+}
+
 _TABLE: tuple[Verb[Any, Any], ...] = (
     # -- memory -------------------------------------------------------------------------------
     Verb(
@@ -190,6 +232,8 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         ImproveRequest,
         "engramdb.api.improve:improve",
         ImproveResult,
+        wire_extra=_IMPROVE_DEPRECATED_WIRE,
+        encoded_locals=frozenset(_IMPROVE_DEPRECATED_WIRE),
         http=Http("POST", f"{_API}/improve", tags=("memory",), custom=True),
         dataset_field="dataset",
     ),

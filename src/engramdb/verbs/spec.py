@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.fields import FieldInfo
 
 from engramdb.errors import EngramValidationError
-from engramdb.models.verb_request import LOCAL, VerbRequest, marked
+from engramdb.models.verb_request import LOCAL, VerbRequest
 from engramdb.validation import MAX_DATASET_NAME
 
 if TYPE_CHECKING:
@@ -139,25 +139,14 @@ class Verb(Generic[Req, Res]):
 
     def build(self, values: Mapping[str, Any]) -> Req:
         """Validate ``values`` into the request model; a deprecated option that is set warns
-        (FutureWarning) and is ignored."""
+        (FutureWarning; see :meth:`VerbRequest.deprecation_warning`)."""
         try:
             request = self.request.model_validate(dict(values))
         except ValidationError as exc:
             raise EngramValidationError(describe(self.name, exc)) from exc
-        fields = self.request.model_fields
-        used = [
-            name
-            for name, info in fields.items()
-            if marked(info, "engramdb_deprecated") and getattr(request, name) not in (None, [])
-        ]
-        if used:
-            warnings.warn(
-                f"{', '.join(used)} {'is' if len(used) == 1 else 'are'} deprecated and ignored "
-                f"by engramdb's {self.name}(); {'it' if len(used) == 1 else 'they'} will be "
-                "removed",
-                FutureWarning,
-                stacklevel=4,
-            )
+        message = request.deprecation_warning(self.name)
+        if message is not None:
+            warnings.warn(message, FutureWarning, stacklevel=4)
         return request
 
     @functools.cached_property

@@ -166,6 +166,29 @@ class ImproveRequest(VerbRequest):
             raise ValueError("session_ids must be a list of session ids, not one string")
         return value
 
+    def deprecation_warning(self, verb: str) -> str | None:
+        """The custom tasks still run (as the ``custom_tasks`` stage) but are deprecated; the
+        options that only scope them are ignored without them (improve.md)."""
+        used = self.deprecated_used()
+        tasks = [name for name in _CUSTOM_TASK_OPTIONS if name in used]
+        if tasks:
+            return (
+                f"improve({', '.join(f'{n}=...' for n in tasks)}) is deprecated and will be "
+                "removed in the next release; run your own tasks with run_custom_pipeline() "
+                "instead"
+            )
+        if not used:
+            return None
+        return (
+            f"{', '.join(used)} only scope the deprecated extraction_tasks/enrichment_tasks of "
+            f"{verb}(); without those tasks {'it is' if len(used) == 1 else 'they are'} ignored "
+            "(and will be removed in the next release)"
+        )
+
+
+#: improve()'s deprecated custom-task lists; its other deprecated options only scope them.
+_CUSTOM_TASK_OPTIONS = ("extraction_tasks", "enrichment_tasks")
+
 
 class ForgetRequest(VerbRequest):
     """``forget()``: exactly one of ``everything``, ``dataset`` or ``data_id``."""

@@ -25,7 +25,12 @@ from engramdb.errors import (
 )
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
-from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
+from engramdb.retrieval.base import (
+    RecallOptions,
+    RetrievalContext,
+    Retriever,
+    refuse_ignored_node_name,
+)
 
 __all__ = [
     "FeelingLuckyRetriever",
@@ -81,6 +86,8 @@ class FeelingLuckyRetriever(Retriever):
             chosen, how = offline_pick(opts.query), "rule: no LLM configured"
         else:
             chosen, how = await _llm_pick(ctx, opts.query), "llm"
+        if opts.node_name:  # the type it picked must honour node_name too
+            refuse_ignored_node_name(ctx.retriever(chosen), chosen)
         found = await ctx.retriever(chosen).retrieve(
             ctx, dataclasses.replace(opts, search_type=chosen)
         )
@@ -112,6 +119,11 @@ class NaturalLanguageRetriever(Retriever):
     ``metadata["cypher"]`` is the query that ran."""
 
     search_types = frozenset({SearchType.NATURAL_LANGUAGE})
+    node_name_refusal = (
+        "the LLM writes a Cypher query, which chooses its own nodes; name the node set in the "
+        "question, or write the query yourself with WHERE 'hr' IN c.node_set and search with "
+        "SearchType.CYPHER, and recall without node_name"
+    )
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         if ctx.llm is None:
@@ -172,19 +184,37 @@ _HUBS = (
 )
 
 
+def _hubs_query(names: tuple[str, ...], operator: str) -> tuple[str, dict[str, object]]:
+    """The hub query, restricted to the entities tagged with (or named) ``names`` when given:
+    any of them (``OR``) or all (``AND``), as :class:`NodeSetFilter` matches."""
+    if not names:
+        return _HUBS, {}
+    params: dict[str, object] = {f"n{i}": name for i, name in enumerate(names)}
+    joiner = " AND " if operator == "AND" else " OR "
+    wanted = joiner.join(f"($n{i} IN e.node_set OR e.name = $n{i})" for i in range(len(names)))
+    return _HUBS.replace(" RETURN ", f" AND ({wanted}) RETURN ", 1), params
+
+
 class GraphReportRetriever(Retriever):
     """SearchType.GRAPH_REPORT: the graph's hub entities (the ``top_k`` entities most relations
     touch), one entry each (``text`` "name: N relations", ``raw`` {name, degree}); computed from
     the graph alone, the query text is not used and no LLM is called. cognee's report also
-    suggests questions with an LLM; engramdb's does not."""
+    suggests questions with an LLM; engramdb's does not. ``node_name`` reports only the hubs
+    among the entities of those node sets (or so named)."""
 
     search_types = frozenset({SearchType.GRAPH_REPORT})
+    supports_node_name = True
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         from engramdb.retrieval.retrievers.cypher import search_cypher
 
+        query, params = _hubs_query(tuple(opts.node_name or ()), opts.node_name_filter_operator)
         rows = await search_cypher(
-            ctx.store, ctx.datasets, _HUBS, parameters={"limit": opts.top_k}, viewer=ctx.user.id
+            ctx.store,
+            ctx.datasets,
+            query,
+            parameters={**params, "limit": opts.top_k},
+            viewer=ctx.user.id,
         )
         return [
             r.model_copy(

@@ -38,6 +38,11 @@ class CypherRetriever(Retriever):
     """SearchType.CYPHER. Config: ``parameters`` (dict for ``$name``), ``timeout_seconds``."""
 
     search_types = frozenset({SearchType.CYPHER})
+    node_name_refusal = (
+        "a Cypher query chooses its own nodes, so there is nothing for a node set to narrow; "
+        "filter in the query instead, e.g. WHERE 'hr' IN c.node_set (docs/cypher.md), and "
+        "recall without node_name"
+    )
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         config = opts.retriever_specific_config

@@ -64,6 +64,7 @@ from engramdb.storage.base import (
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
+from engramdb.storage.lending import lent_or
 from engramdb.storage.postgres import derived, documents, integrity, reads, staging, vectors
 from engramdb.storage.postgres import sessions as session_sql
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
@@ -419,8 +420,9 @@ class PostgresStore(StoreCore):
     # --- locks -----------------------------------------------------------------------------------
 
     def lock(self, name: str, *, timeout: float | None = None) -> AbstractAsyncContextManager[None]:
-        """See :class:`.locks.AdvisoryLocks`; ``timeout=None`` waits up to 600 s."""
-        return self._locks.hold(name, timeout)
+        """See :class:`.locks.AdvisoryLocks`; ``timeout=None`` waits up to 600 s. A lock its
+        holder lent to the running code (:mod:`engramdb.storage.lending`) is not taken again."""
+        return lent_or(self, name, lambda: self._locks.hold(name, timeout))
 
     # --- cache and diagnostics -------------------------------------------------------------------
 

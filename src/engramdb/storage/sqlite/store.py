@@ -56,6 +56,7 @@ from engramdb.storage.base import (
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
+from engramdb.storage.lending import lent_or
 from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import derived, documents, graph, maintenance, staging
@@ -288,8 +289,9 @@ class SqliteStore(StoreCore):
     # --- locks ---------------------------------------------------------------------------------
 
     def lock(self, name: str, *, timeout: float | None = None) -> AbstractAsyncContextManager[None]:
-        """See :class:`.locks.LeaseLocks`; ``timeout=None`` waits up to 600 s."""
-        return self._locks.hold(name, timeout)
+        """See :class:`.locks.LeaseLocks`; ``timeout=None`` waits up to 600 s. A lock its holder
+        lent to the running code (:mod:`engramdb.storage.lending`) is not taken again."""
+        return lent_or(self, name, lambda: self._locks.hold(name, timeout))
 
     # --- diagnostics -----------------------------------------------------------------------------
 
