@@ -20,6 +20,11 @@ class CodeRetriever(Retriever):
     """SearchType.CODE: one ``kind="code"`` entry per dataset with a code graph."""
 
     search_types = frozenset({SearchType.CODE})
+    node_name_refusal = (
+        "a code query selects its own symbols (code_query's name, or the query text for explore), "
+        "so there is nothing for a node set to narrow; pass datasets= to choose which code "
+        "graphs to read, and recall without node_name"
+    )
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         config = dict(opts.retriever_specific_config)
