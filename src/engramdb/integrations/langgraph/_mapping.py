@@ -157,7 +157,7 @@ class StoredItem:
         )
 
 
-def index_text(value: dict[str, Any], fields: Sequence[str]) -> str | None:
+def index_text(value: Mapping[str, Any], fields: Sequence[str]) -> str | None:
     """The text embedded for ``value``: the text at each field path (LangGraph's path syntax;
     ``"$"`` is the whole value as JSON), joined by blank lines; None when no field is present."""
     texts: list[str] = []

@@ -205,30 +205,31 @@ class EngramdbStore(BaseStore):
         return None if held is None else _item(held)
 
     async def _write(self, owner: User, namespace: tuple[str, ...], ops: list[PutOp]) -> None:
+        """Replace (or delete) items of one namespace. Every value is checked before anything is
+        written; the replaced items are forgotten, then the new ones remembered in one call."""
         name = dataset_name(self._prefix, namespace)
         now = datetime.now(UTC)
         records: list[ImportedRecord] = []
-        deleted = False
+        replaced: list[UUID] = []
         for op in ops:
             old = await self._record(owner, namespace, op.key)
-            created = now
+            before = None if old is None else StoredItem.from_metadata(old.external_metadata)
             if old is not None:
-                held = StoredItem.from_metadata(old.external_metadata)
-                created = held.created_at if held is not None else now
-                await self._engine.forget(data_id=old.id, user=owner)
-                deleted = True
+                replaced.append(old.id)
             if op.value is None:
                 continue
             fields = self._fields if op.index is None else (op.index or ())
-            text = None if op.index is False else index_text(op.value, fields)
             held = StoredItem(
                 namespace=namespace,
                 key=op.key,
                 value=dict(op.value),
-                created_at=created,
+                created_at=now if before is None else before.created_at,
                 updated_at=now,
-                indexed=text is not None,
+                indexed=False,
             )
+            held.to_metadata()  # refuses a value that is not JSON before the text is built
+            text = None if op.index is False else index_text(op.value, fields)
+            held.indexed = text is not None
             records.append(
                 ImportedRecord(
                     kind="memory",
@@ -237,10 +238,12 @@ class EngramdbStore(BaseStore):
                     metadata=held.to_metadata(),
                 )
             )
+        for data_id in replaced:
+            await self._engine.forget(data_id=data_id, user=owner)
         if records:
             source = _ItemsSource(records, owner.id, name)
             await self._engine.remember(source, name, self_improvement=False, user=owner)
-        elif deleted:
+        elif replaced:
             await self._drop_if_empty(owner, name)
 
     async def _drop_if_empty(self, owner: User, name: str) -> None:
@@ -293,15 +296,12 @@ class EngramdbStore(BaseStore):
         if not op.query or not candidates:
             return [_item(h, SearchItem) for _, h in candidates[op.offset : op.offset + op.limit]]
         scores = await self._scores(owner, op.query, scope, chunks)
-        wanted = {record.id: held for record, held in candidates}
-        scored = sorted(
-            ((score, wanted[data_id]) for data_id, score in scores.items() if data_id in wanted),
-            key=lambda pair: pair[0],
-            reverse=True,
+        # Items stored with index=False hold a placeholder text: never ranked by it.
+        scored = [(scores.get(r.id), h) for r, h in candidates if h.indexed and r.id in scores]
+        ranked: list[tuple[float | None, StoredItem]] = sorted(
+            scored, key=lambda pair: pair[0] or 0.0, reverse=True
         )
-        ranked: list[tuple[float | None, StoredItem]] = [(s, h) for s, h in scored if h.indexed]
-        ranked_ids = {data_id for data_id in scores if data_id in wanted}
-        ranked.extend((None, h) for record, h in candidates if record.id not in ranked_ids)
+        ranked.extend((None, h) for r, h in candidates if not (h.indexed and r.id in scores))
         page = ranked[op.offset : op.offset + op.limit]
         return [_item(held, SearchItem, score=score) for score, held in page]
 
@@ -419,4 +419,3 @@ def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
     if not path:
         return True
     return all(want in ("*", got) for got, want in zip(part, path, strict=True))
-
