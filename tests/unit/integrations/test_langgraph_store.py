@@ -263,6 +263,16 @@ def test_query_pagination_and_edge_cases(store: BaseStore) -> None:
         assert len(store.search(("test",), query=query)) == 5
 
 
+def test_a_filtered_item_far_down_the_ranking_is_still_scored(store: BaseStore) -> None:
+    for i in range(40):
+        store.put(("test",), f"doc{i}", {"text": f"apple pie recipe {i}", "group": i % 2})
+    store.put(("test",), "odd", {"text": "motorbike engine repair", "group": 7})
+    (found,) = store.search(("test",), query="apple pie", filter={"group": 7}, limit=1)
+    assert found.key == "odd" and found.score is not None
+    top = store.search(("test",), query="apple pie", filter={"group": 1}, limit=3)
+    assert all(r.score is not None and r.value["group"] == 1 for r in top)
+
+
 # --- beyond InMemoryStore: what engramdb adds or does differently ------------------------------
 
 

@@ -295,7 +295,7 @@ class EngramdbStore(BaseStore):
         candidates.sort(key=lambda c: (c[1].updated_at, c[1].key), reverse=True)
         if not op.query or not candidates:
             return [_item(h, SearchItem) for _, h in candidates[op.offset : op.offset + op.limit]]
-        scores = await self._scores(owner, op.query, scope, chunks)
+        scores = await self._ranked(owner, op, scope, chunks, candidates)
         # Items stored with index=False hold a placeholder text: never ranked by it.
         scored = [(scores.get(r.id), h) for r, h in candidates if h.indexed and r.id in scores]
         ranked: list[tuple[float | None, StoredItem]] = sorted(
@@ -305,17 +305,37 @@ class EngramdbStore(BaseStore):
         page = ranked[op.offset : op.offset + op.limit]
         return [_item(held, SearchItem, score=score) for score, held in page]
 
-    async def _scores(
-        self, owner: User, query: str, scope: list[UUID], chunks: int
+    async def _ranked(
+        self,
+        owner: User,
+        op: SearchOp,
+        scope: list[UUID],
+        chunks: int,
+        candidates: list[tuple[DataRecord, StoredItem]],
     ) -> dict[UUID, float]:
-        """Similarity (1 - cosine distance) of each data item's best chunk to ``query``."""
-        if chunks == 0:
+        """Scores of the best chunks, read wider and wider until they rank enough of the
+        candidates for the page (or every chunk was read)."""
+        wanted = {r.id for r, h in candidates if h.indexed}
+        needed = min(len(wanted), op.offset + op.limit)
+        top_k = min(chunks, MAX_TOP_K, 4 * (op.offset + op.limit) + len(candidates) - len(wanted))
+        while True:
+            scores = await self._scores(owner, str(op.query), scope, top_k)
+            if top_k >= min(chunks, MAX_TOP_K) or len(wanted & scores.keys()) >= needed:
+                return scores
+            top_k = min(chunks, MAX_TOP_K, top_k * 4)
+
+    async def _scores(
+        self, owner: User, query: str, scope: list[UUID], top_k: int
+    ) -> dict[UUID, float]:
+        """Similarity (1 - cosine distance) of each data item's best chunk to ``query``, among
+        the ``top_k`` best chunks of the datasets."""
+        if top_k <= 0:
             return {}
         results = await self._engine.recall(
             query,
             SearchType.CHUNKS,
             dataset_ids=scope,
-            top_k=min(MAX_TOP_K, chunks),
+            top_k=top_k,
             auto_route=False,
             user=owner,
         )
