@@ -283,6 +283,15 @@ def ours() -> Iterator[EngramdbStore]:
     store.close()
 
 
+async def test_concurrent_puts_of_one_key_leave_one_item(ours: EngramdbStore) -> None:
+    await asyncio.gather(
+        *[ours.aput(("a",), "k", {"text": f"version {i}", "i": i}) for i in range(6)]
+    )
+    found = await ours.asearch(("a",), query="version")
+    assert len(found) == 1 and found[0].value["i"] == 5
+    assert len(await ours.engine.datasets.list_data((await ours.engine.list_datasets())[0].id)) == 1
+
+
 def test_values_round_trip_and_created_at_survives_updates(ours: EngramdbStore) -> None:
     value = {"n": 1, "f": 0.1, "s": "naïve ☃", "nested": {"l": [1, None, True]}, "empty": {}}
     ours.put(("users", "alice@example"), "profile", value)

@@ -42,6 +42,7 @@ opened itself).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 from collections.abc import Iterable
@@ -101,7 +102,16 @@ class EngramdbStore(BaseStore):
 
     supports_ttl: bool = False
 
-    __slots__ = ("_engine", "_fields", "_loop", "_namespaces", "_owner", "_owns_engine", "_prefix")
+    __slots__ = (
+        "_engine",
+        "_fields",
+        "_loop",
+        "_namespaces",
+        "_owner",
+        "_owns_engine",
+        "_prefix",
+        "_write_lock",
+    )
 
     def __init__(
         self,
@@ -129,6 +139,7 @@ class EngramdbStore(BaseStore):
         self._loop = LoopThread("engramdb-langgraph-store")
         #: Hashed dataset names -> their namespace (a pure function of the name, read once).
         self._namespaces: dict[str, tuple[str, ...]] = {}
+        self._write_lock: asyncio.Lock | None = None
 
     @property
     def engine(self) -> Engine:
@@ -178,8 +189,12 @@ class EngramdbStore(BaseStore):
         by_namespace: dict[tuple[str, ...], list[PutOp]] = {}
         for (namespace, _), op in puts.items():
             by_namespace.setdefault(namespace, []).append(op)
-        for namespace, namespace_puts in by_namespace.items():
-            await self._write(owner, namespace, namespace_puts)
+        if by_namespace:
+            if self._write_lock is None:  # made on the store's loop, where it is used
+                self._write_lock = asyncio.Lock()
+            async with self._write_lock:  # concurrent puts of one key: the last one wins whole
+                for namespace, namespace_puts in by_namespace.items():
+                    await self._write(owner, namespace, namespace_puts)
         return results
 
     async def _user(self) -> User:
