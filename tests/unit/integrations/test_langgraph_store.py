@@ -273,6 +273,68 @@ def test_a_filtered_item_far_down_the_ranking_is_still_scored(store: BaseStore) 
     assert all(r.score is not None and r.value["group"] == 1 for r in top)
 
 
+@pytest.fixture(params=["inmemory", "engramdb"])
+def make_store(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A factory of stores of one kind with a given ``fields`` index config."""
+    made: list[EngramdbStore] = []
+
+    def make(fields: list[str]) -> BaseStore:
+        if request.param == "inmemory":
+            return InMemoryStore(index={"dims": 64, "embed": _embed, "fields": fields})
+        made.append(EngramdbStore(index={"fields": fields}, dataset_prefix=f"s{len(made)}"))
+        return made[-1]
+
+    yield make
+    for store in made:
+        store.close()
+
+
+async def test_each_indexed_field_is_its_own_vector(make_store: Any) -> None:
+    """An item ranks by its best field: the same text in two items' fields scores the same."""
+    store = make_store(["key0", "key1", "key3"])  # key2 is not indexed
+    await store.aput(("test",), "doc1", {"key1": "xxx", "key2": "yyy", "key3": "zzz"})
+    await store.aput(
+        ("test",), "doc2", {"key0": "uuu", "key1": "vvv", "key2": "www", "key3": "xxx"}
+    )
+    first, second = await store.asearch(("test",), query="xxx")
+    assert first.key != second.key
+    assert first.score == pytest.approx(second.score, abs=1e-5)
+    best = first.score
+    by_u = await store.asearch(("test",), query="uuu")
+    assert by_u[0].key == "doc2" and by_u[0].score == pytest.approx(best, abs=1e-5)
+    assert by_u[0].score > by_u[1].score
+    assert all(r.score < best for r in await store.asearch(("test",), query="www"))
+
+    per_put = make_store(["key17"])  # the put's own index list wins over the store's
+    await per_put.aput(
+        ("test",), "doc3", {"key0": "aaa", "key1": "bbb", "key2": "ccc"}, index=["key0", "key1"]
+    )
+    await per_put.aput(
+        ("test",), "doc4", {"key0": "eee", "key1": "bbb", "key3": "ggg"}, index=["key1", "key3"]
+    )
+    assert (await per_put.asearch(("test",), query="aaa"))[0].key == "doc3"
+    assert (await per_put.asearch(("test",), query="ggg"))[0].key == "doc4"
+    tie = await per_put.asearch(("test",), query="bbb")
+    assert tie[0].score == pytest.approx(tie[1].score, abs=1e-5)
+    await per_put.aput(("test",), "doc5", {"key0": "hhh", "key1": "iii"}, index=False)
+    found = await per_put.asearch(("test",), query="hhh")
+    assert len(found) == 3 and next(r for r in found if r.key == "doc5").score is None
+
+
+def test_non_ascii_texts_find_themselves(store: BaseStore) -> None:
+    texts = ["这是中文", "これは日本語です", "이건 한국어야", "Это русский", "यह रूसी है"]
+    for i, text in enumerate(texts):
+        store.put(("user_123", "memories"), str(i), {"text": text})
+    for i, text in enumerate(texts):
+        assert store.search(("user_123", "memories"), query=text)[0].key == str(i)
+
+
+def test_an_empty_prefix_searches_every_namespace(store: BaseStore) -> None:
+    store.put(("a",), "k", {"v": 1})
+    store.put(("b", "c"), "k", {"v": 2})
+    assert sorted(r.value["v"] for r in store.search(())) == [1, 2]
+
+
 # --- beyond InMemoryStore: what engramdb adds or does differently ------------------------------
 
 
@@ -291,6 +353,15 @@ async def test_concurrent_puts_of_one_key_leave_one_item(ours: EngramdbStore) ->
     assert len(found) == 1  # one whole value, never a mix or a duplicate
     assert found[0].value["text"] == f"version {found[0].value['i']}"
     assert len(await ours.engine.datasets.list_data((await ours.engine.list_datasets())[0].id)) == 1
+
+
+def test_dotted_filter_keys_reach_nested_fields(ours: EngramdbStore) -> None:
+    """As newer LangGraph InMemoryStores do (test_inmemory_store_dotted_filters.py)."""
+    ours.put(("docs",), "hyphen", {"user": {"access-level": "nested"}})
+    ours.put(("docs",), "other", {"user": {"access-level": "top"}})
+    assert [r.key for r in ours.search(("docs",), filter={"user.access-level": "nested"})] == [
+        "hyphen"
+    ]
 
 
 def test_values_round_trip_and_created_at_survives_updates(ours: EngramdbStore) -> None:

@@ -29,11 +29,12 @@ from engramdb.models.records import stable_id
 from engramdb.validation import MAX_DATASET_NAME
 
 __all__ = [
+    "FIELD_SEPARATOR",
     "META_KEY",
     "StoredItem",
     "dataset_name",
     "decode_dataset_name",
-    "index_text",
+    "index_texts",
     "item_data_id",
     "matches_filter",
 ]
@@ -157,29 +158,47 @@ class StoredItem:
         )
 
 
-def index_text(value: Mapping[str, Any], fields: Sequence[str]) -> str | None:
-    """The text embedded for ``value``: the text at each field path (LangGraph's path syntax;
-    ``"$"`` is the whole value as JSON), joined by blank lines; None when no field is present."""
+#: Between two field texts of an item's document (each field is its own chunk, see
+#: :class:`engramdb.integrations.langgraph._chunker.FieldChunker`).
+FIELD_SEPARATOR = "\n\n"
+
+
+def index_texts(value: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
+    """The texts embedded for ``value``, one per field path present (LangGraph's path syntax:
+    ``"a.b"``, ``"list[*].text"`` gives one text per element; ``"$"`` is the whole value as
+    JSON). Empty when no field is present: the item is not indexed."""
     texts: list[str] = []
     for path in fields:
         if path == "$":
             texts.append(json.dumps(value, ensure_ascii=False, allow_nan=True))
         else:
             texts.extend(t for t in get_text_at_path(value, tokenize_path(path)) if t.strip())
-    joined = "\n\n".join(texts)
-    return joined if joined.strip() else None
+    return texts
 
 
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
 def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
-    """Whether an item's value passes a LangGraph search filter: every filter key must match.
+    """Whether an item's value passes a LangGraph search filter: every filter key (a field
+    name, or a dotted path to a nested field) must match.
     A plain filter value matches by equality (dicts field by field, lists element by element);
     a dict of ``$eq``/``$ne``/``$gt``/``$gte``/``$lt``/``$lte`` compares (ordering numerically)."""
     if not filter:
         return True
-    return all(_match(value.get(field), wanted) for field, wanted in filter.items())
+    return all(_match(_field(value, name), wanted) for name, wanted in filter.items())
+
+
+def _field(value: Mapping[str, Any], name: str) -> Any:
+    """``value[name]``, or for a dotted name absent as such the nested field it names."""
+    if name in value or "." not in name:
+        return value.get(name)
+    current: Any = value
+    for part in name.split("."):
+        if not isinstance(current, Mapping):
+            return None
+        current = current.get(part)
+    return current
 
 
 def _match(actual: Any, wanted: Any) -> bool:

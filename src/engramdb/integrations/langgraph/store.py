@@ -69,11 +69,13 @@ from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
 from engramdb.ingest.types import LoadedDocument
 from engramdb.integrations._loop import LoopThread
+from engramdb.integrations.langgraph._chunker import FIELD_SPANS, FieldChunker, field_spans
 from engramdb.integrations.langgraph._mapping import (
+    FIELD_SEPARATOR,
     StoredItem,
     dataset_name,
     decode_dataset_name,
-    index_text,
+    index_texts,
     is_store_dataset,
     item_data_id,
     matches_filter,
@@ -243,21 +245,28 @@ class EngramdbStore(BaseStore):
                 indexed=False,
             )
             held.to_metadata()  # refuses a value that is not JSON before the text is built
-            text = None if op.index is False else index_text(op.value, fields)
-            held.indexed = text is not None
+            texts = [] if op.index is False else index_texts(op.value, fields)
+            held.indexed = bool(texts)
+            texts = texts or [f"langgraph store item {op.key}"]
             records.append(
                 ImportedRecord(
                     kind="memory",
                     external_id=op.key,
-                    text=text if text is not None else f"langgraph store item {op.key}",
-                    metadata=held.to_metadata(),
+                    text=FIELD_SEPARATOR.join(texts),
+                    metadata={
+                        **held.to_metadata(),
+                        FIELD_SPANS: field_spans(texts, FIELD_SEPARATOR),
+                    },
                 )
             )
         for data_id in replaced:
             await self._engine.forget(data_id=data_id, user=owner)
         if records:
             source = _ItemsSource(records, owner.id, name)
-            await self._engine.remember(source, name, self_improvement=False, user=owner)
+            chunker = FieldChunker(max_tokens=self._engine.settings.chunk_max_tokens)
+            await self._engine.remember(
+                source, name, self_improvement=False, chunker=chunker, user=owner
+            )
         elif replaced:
             await self._drop_if_empty(owner, name)
 
@@ -398,11 +407,15 @@ class _ItemsSource(MemorySource):
         for doc, record in zip(super().documents(), self._records, strict=True):
             # One identity per key: the item replaced in place, never skipped as a duplicate.
             identity = f"langgraph-store\x00{self._dataset}\x00{record.external_id}"
+            metadata = dict(doc.external_metadata)
+            spans = metadata.pop(FIELD_SPANS)
             docs.append(
                 dataclasses.replace(
                     doc,
                     content_hash=hashlib.sha256(identity.encode("utf-8")).hexdigest(),
                     data_id=item_data_id(self._user_id, self._dataset, record.external_id),
+                    external_metadata=metadata,
+                    metadata={**doc.metadata, FIELD_SPANS: spans},
                 )
             )
         return docs
