@@ -22,13 +22,14 @@ Semantics (those of LangGraph's ``InMemoryStore``, with the differences noted):
   as lists, and a value that is not JSON-serialisable is refused (EngramValidationError).
 * ``search(namespace_prefix, query=None, filter=None, limit=10, offset=0)``: items of every
   namespace starting with the prefix whose value passes ``filter`` (equality, or ``$eq``,
-  ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``). With a ``query``, items are ranked by
+  ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``; a dotted key names a nested field). With a ``query``, items are ranked by
   engramdb's CHUNKS recall (vector similarity) and carry ``score`` = 1 - cosine distance
   (higher is closer); items not indexed follow, unscored. Without a query, newest update first.
 * Indexing: every item is embedded by the engine's embedder unless ``put(..., index=False)``.
   ``index={"fields": [...]}`` names the value fields embedded (LangGraph's path syntax, default
-  ``["$"]``, the whole value); ``put(..., index=[...])`` overrides it per item. The texts of an
-  item's fields are embedded together (one vector per chunk), not one vector per field.
+  ``["$"]``, the whole value); ``put(..., index=[...])`` overrides it per item. Each field text
+  is its own chunk (its own vector; a long one is split further) and an item ranks by its best
+  one, as in LangGraph's stores.
 * ``list_namespaces(prefix=, suffix=, max_depth=, limit=100, offset=0)`` with ``"*"`` wildcards,
   sorted; a namespace whose last item was deleted is gone (its dataset is forgotten).
 * TTL is not supported (``supports_ttl`` is False): ``put(..., ttl=...)`` raises, as LangGraph
