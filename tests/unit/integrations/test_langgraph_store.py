@@ -364,6 +364,25 @@ def test_dotted_filter_keys_reach_nested_fields(ours: EngramdbStore) -> None:
     ]
 
 
+async def test_each_user_has_their_own_items() -> None:
+    import engramdb
+    from engramdb.engine import close_default_engine
+
+    alice = await engramdb.create_user("alice@example.com")
+    bob = await engramdb.create_user("bob@example.com")
+    await close_default_engine()
+    with EngramdbStore(user=alice) as a, EngramdbStore(user=bob) as b:
+        await a.aput(("memories",), "name", {"text": "I am Alice"})
+        await b.aput(("memories",), "name", {"text": "I am Bob"})
+        assert (await a.aget(("memories",), "name")).value == {"text": "I am Alice"}  # type: ignore[union-attr]
+        assert [r.value["text"] for r in await b.asearch(("memories",), query="who am I")] == [
+            "I am Bob"
+        ]
+        await a.adelete(("memories",), "name")
+        assert await a.alist_namespaces() == []
+        assert await b.alist_namespaces() == [("memories",)]
+
+
 def test_values_round_trip_and_created_at_survives_updates(ours: EngramdbStore) -> None:
     value = {"n": 1, "f": 0.1, "s": "naïve ☃", "nested": {"l": [1, None, True]}, "empty": {}}
     ours.put(("users", "alice@example"), "profile", value)

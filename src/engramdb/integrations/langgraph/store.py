@@ -22,9 +22,10 @@ Semantics (those of LangGraph's ``InMemoryStore``, with the differences noted):
   as lists, and a value that is not JSON-serialisable is refused (EngramValidationError).
 * ``search(namespace_prefix, query=None, filter=None, limit=10, offset=0)``: items of every
   namespace starting with the prefix whose value passes ``filter`` (equality, or ``$eq``,
-  ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``; a dotted key names a nested field). With a ``query``, items are ranked by
-  engramdb's CHUNKS recall (vector similarity) and carry ``score`` = 1 - cosine distance
-  (higher is closer); items not indexed follow, unscored. Without a query, newest update first.
+  ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``; a dotted key names a nested field). With a
+  ``query``, items are ranked by engramdb's CHUNKS recall (vector similarity) and carry
+  ``score`` = 1 - cosine distance (higher is closer); items not indexed follow, unscored.
+  Without a query, newest update first.
 * Indexing: every item is embedded by the engine's embedder unless ``put(..., index=False)``.
   ``index={"fields": [...]}`` names the value fields embedded (LangGraph's path syntax, default
   ``["$"]``, the whole value); ``put(..., index=[...])`` overrides it per item. Each field text
@@ -113,6 +114,7 @@ class EngramdbStore(BaseStore):
         "_owner",
         "_owns_engine",
         "_prefix",
+        "_resolved",
         "_write_lock",
     )
 
@@ -139,6 +141,7 @@ class EngramdbStore(BaseStore):
         self._owns_engine = engine is None
         self._engine = engine if engine is not None else Engine(data_dir=data_dir)
         self._owner: User | None = user
+        self._resolved: User | None = None
         self._loop = LoopThread("engramdb-langgraph-store")
         #: Hashed dataset names -> their namespace (a pure function of the name, read once).
         self._namespaces: dict[str, tuple[str, ...]] = {}
@@ -201,9 +204,10 @@ class EngramdbStore(BaseStore):
         return results
 
     async def _user(self) -> User:
-        if self._owner is None or self._owner.id is None:
-            self._owner = await self._engine.resolve_user(self._owner)
-        return self._owner
+        """The owner of the store's datasets (the database set up on first use)."""
+        if self._resolved is None:
+            self._resolved = await self._engine.resolve_user(self._owner)
+        return self._resolved
 
     async def _record(self, owner: User, namespace: tuple[str, ...], key: str) -> DataRecord | None:
         if not await self._engine.database_exists():
