@@ -49,7 +49,8 @@ _MESSAGES_KEY = "langchain_messages"
 class EngramdbChatMessageHistory(BaseChatMessageHistory):
     """The messages of one engramdb session (see the module docstring).
 
-    ``engine``: the Engine holding the session (driven from this object's loop thread); None
+    ``engine``: the Engine holding the session (driven from this object's loop thread; on
+    PostgreSQL give it an engine of its own); None
     opens one on ``data_dir`` (default ENGRAMDB_DATA_DIR), closed by :meth:`close`. ``user``:
     the session's owner (default user otherwise).
     """

@@ -49,7 +49,9 @@ class EngramdbRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    #: The engine to recall from; None: one opened on ``data_dir`` (ENGRAMDB_DATA_DIR default).
+    #: The engine to recall from, driven from the retriever's own loop thread (on PostgreSQL,
+    #: give it an engine of its own); None: one opened on ``data_dir`` (ENGRAMDB_DATA_DIR
+    #: default) and closed by :meth:`close`.
     engine: Engine | None = None
     data_dir: str | Path | None = None
     #: The search type; None lets engramdb route the query.

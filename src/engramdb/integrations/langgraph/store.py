@@ -96,10 +96,12 @@ _ALLOWED_INDEX_KEYS = frozenset({"fields", "dims"})
 class EngramdbStore(BaseStore):
     """A LangGraph ``BaseStore`` whose items live in engramdb (see the module docstring).
 
-    ``engine``: the :class:`~engramdb.Engine` to use (driven from the store's own loop thread);
-    when omitted the store opens one on ``data_dir`` (default: ``ENGRAMDB_DATA_DIR``) and closes
-    it in :meth:`close`. ``index``: ``{"fields": [...]}`` (``dims`` is accepted and ignored: the
-    engine's embedder decides it; ``embed`` is refused, for the same reason). ``user``: the
+    ``engine``: the :class:`~engramdb.Engine` to use (driven from the store's own loop thread:
+    on the PostgreSQL backend, whose connection pool belongs to one loop, give the store an
+    engine of its own); when omitted the store opens one on ``data_dir`` (default:
+    ``ENGRAMDB_DATA_DIR``) and closes it in :meth:`close`. ``index``: ``{"fields": [...]}``
+    (``dims`` is accepted and ignored: the engine's embedder decides it; ``embed`` is refused,
+    for the same reason). ``user``: the
     engramdb user owning the datasets (default user otherwise). ``dataset_prefix``: the first
     part of every dataset name this store writes.
     """
