@@ -20,6 +20,7 @@ from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from engramdb.integrations.langgraph import EngramdbStore
+from engramdb.integrations.langgraph._mapping import MAX_VALUE_BYTES
 from engramdb.providers.embedding.fake import FakeEmbedder
 
 _FAKE = FakeEmbedder(64)
@@ -436,7 +437,11 @@ def test_ttl_and_foreign_embedders_are_refused(ours: EngramdbStore) -> None:
     ours.put(("a",), "k", {"v": 1})
     with pytest.raises(ValueError, match="JSON"):
         ours.put(("a",), "k", {"v": object()})
+    with pytest.raises(ValueError, match="bytes"):
+        ours.put(("a",), "k", {"v": "x" * (MAX_VALUE_BYTES + 1)})
     assert ours.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
+    ours.put(("a",), "big", {"v": "x" * (MAX_VALUE_BYTES - 20)})
+    assert len(ours.get(("a",), "big").value["v"]) == MAX_VALUE_BYTES - 20  # type: ignore[union-attr]
 
 
 async def test_sync_calls_work_inside_a_running_loop(ours: EngramdbStore) -> None:

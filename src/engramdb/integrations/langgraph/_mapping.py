@@ -30,6 +30,7 @@ from engramdb.validation import MAX_DATASET_NAME
 
 __all__ = [
     "FIELD_SEPARATOR",
+    "MAX_VALUE_BYTES",
     "META_KEY",
     "StoredItem",
     "dataset_name",
@@ -41,6 +42,9 @@ __all__ = [
 
 #: The key of ``external_metadata`` that holds a store item.
 META_KEY = "langgraph_store"
+#: The largest value (as UTF-8 JSON) an item may hold: what fits in a data item's 64 kB of
+#: ``external_metadata`` beside the item's other fields.
+MAX_VALUE_BYTES = 56 * 1024
 _HASHED = "-x"
 
 
@@ -131,6 +135,13 @@ class StoredItem:
                 f"JSON-serialisable ({exc}); store strings, numbers, booleans, None, lists and "
                 "dicts"
             ) from exc
+        if len(value_json.encode("utf-8")) > MAX_VALUE_BYTES:
+            raise EngramValidationError(
+                f"the value of store item {self.key!r} in namespace {self.namespace!r} is "
+                f"{len(value_json.encode('utf-8'))} bytes as JSON; EngramdbStore keeps at most "
+                f"{MAX_VALUE_BYTES} bytes per item: store large content elsewhere (or remember() "
+                "it as a document) and keep a reference in the item"
+            )
         return {
             META_KEY: {
                 "namespace": list(self.namespace),
