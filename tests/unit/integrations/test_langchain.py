@@ -93,6 +93,25 @@ def test_chunks_become_documents_with_provenance(remembered: None, retriever) ->
     assert meta["chunk_index"] == 0 and meta["document_name"]
 
 
+async def test_session_entries_become_documents(
+    remembered: None,
+    retriever,  # type: ignore[no-untyped-def]
+    openai_server: OpenAIServer,
+) -> None:
+    """recall_options reach recall(): scope="session" answers from the session's Q&A turns."""
+    answer = openai_server.chat_document("At night.")
+    openai_server.set_default("chat/completions", lambda r: Reply.json(answer))
+    await engramdb.recall("When do owls hunt?", "RAG_COMPLETION", session_id="chat-9")
+    from engramdb.engine import close_default_engine
+
+    await close_default_engine()
+    r = retriever(recall_options={"scope": "session", "session_id": "chat-9"})
+    (doc,) = await r.ainvoke("owls hunt")
+    assert doc.page_content == "At night."
+    assert doc.metadata["source"] == "session" and doc.metadata["question"] == "When do owls hunt?"
+    assert doc.id == doc.metadata["qa_id"]
+
+
 #: Types engramdb refuses by name (FeatureNotAvailableError says what to use instead).
 REFUSED = set(_REFUSED)
 
