@@ -1,10 +1,8 @@
 """Framework integrations: engramdb as the memory of other agent frameworks.
 
-Each lives in its own submodule behind an extra that names the framework, and imports the
-framework only when the submodule is imported (``import engramdb`` never needs them):
-
-* ``engramdb.integrations.langgraph`` - ``EngramdbStore``, a LangGraph long-term memory store
-  (``pip install 'engramdb[langgraph]'``).
-* ``engramdb.integrations.langchain`` - ``EngramdbRetriever`` and ``EngramdbChatMessageHistory``
-  (``pip install 'engramdb[langchain]'``).
+Each is a submodule named after its framework (``engramdb.integrations.langgraph``,
+``engramdb.integrations.langchain``, ...) behind the extra of the same name
+(``pip install 'engramdb[langgraph]'``). A submodule imports its framework only when it is
+imported itself, so ``import engramdb`` never needs one; without it the import error names the
+extra to install.
 """
