@@ -1,0 +1,476 @@
+"""``EngramdbStore``: LangGraph's long-term memory store (``BaseStore``) on an engramdb Engine.
+
+::
+
+    from engramdb.integrations.langgraph import EngramdbStore
+
+    store = EngramdbStore(data_dir="./memory", index={"fields": ["text"]})
+    store.put(("memories", "user-1"), "food", {"text": "I am allergic to peanuts"})
+    hits = store.search(("memories", "user-1"), query="what can't I eat?")
+    graph = builder.compile(store=store)     # nodes receive it as ``store``
+
+Each namespace is one engramdb dataset and each item one data item of it (see
+:mod:`engramdb.integrations.langgraph._mapping`), so what an agent stores is also ordinary
+engramdb memory: ``recall(...)``, ``visualize_graph()`` and ``forget()`` see it.
+
+Semantics (those of LangGraph's ``InMemoryStore``, with the differences noted):
+
+* ``put`` stores or replaces an item; ``value=None`` (``delete``) removes it. A replaced item
+  keeps its ``created_at`` (``InMemoryStore`` resets it) and gets a new ``updated_at``; its old
+  text is removed from the index, so no stale duplicate is ever found.
+* ``get`` returns the ``Item`` or None. Values round-trip exactly through JSON: tuples come back
+  as lists, and a value that is not JSON-serialisable is refused (EngramValidationError).
+* ``search(namespace_prefix, query=None, filter=None, limit=10, offset=0)``: items of every
+  namespace starting with the prefix whose value passes ``filter`` (equality, or ``$eq``,
+  ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``; a dotted key names a nested field). With a
+  ``query``, items are ranked by engramdb's CHUNKS recall (vector similarity) and carry
+  ``score`` = 1 - cosine distance (higher is closer); items not indexed follow, unscored.
+  Without a query, newest update first.
+* Indexing: every item is embedded by the engine's embedder unless ``put(..., index=False)``.
+  ``index={"fields": [...]}`` names the value fields embedded (LangGraph's path syntax, default
+  ``["$"]``, the whole value); ``put(..., index=[...])`` overrides it per item. Each field text
+  is its own chunk (its own vector; a long one is split further) and an item ranks by its best
+  one, as in LangGraph's stores.
+* ``list_namespaces(prefix=, suffix=, max_depth=, limit=100, offset=0)`` with ``"*"`` wildcards,
+  sorted; a namespace whose last item was deleted is gone (its dataset is forgotten).
+* TTL is not supported (``supports_ttl`` is False): ``put(..., ttl=...)`` raises, as LangGraph
+  does for stores without TTL.
+
+All calls of one store run on one background event loop (see
+:class:`engramdb.integrations._loop.LoopThread`), so the sync methods work from sync nodes,
+threads and inside a running loop alike. ``close()`` stops it (and closes the engine the store
+opened itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from engramdb.engine import Engine
+from engramdb.errors import EngramValidationError
+from engramdb.ingest.types import LoadedDocument
+from engramdb.integrations._loop import LoopThread
+from engramdb.integrations.langgraph._chunker import FIELD_SPANS, FieldChunker, field_spans
+from engramdb.integrations.langgraph._mapping import (
+    FIELD_SEPARATOR,
+    StoredItem,
+    dataset_name,
+    decode_dataset_name,
+    index_texts,
+    is_store_dataset,
+    item_data_id,
+    matches_filter,
+)
+from engramdb.migration.base import ImportedRecord, MemorySource
+from engramdb.models.records import DataRecord, Dataset, User
+from engramdb.models.search_type import SearchType
+from engramdb.validation import MAX_TOP_K
+
+__all__ = ["EngramdbStore"]
+
+_DEFAULT_FIELDS = ("$",)
+_ALLOWED_INDEX_KEYS = frozenset({"fields", "dims"})
+
+
+class EngramdbStore(BaseStore):
+    """A LangGraph ``BaseStore`` whose items live in engramdb (see the module docstring).
+
+    ``engine``: the :class:`~engramdb.Engine` to use (driven from the store's own loop thread:
+    on the PostgreSQL backend, whose connection pool belongs to one loop, give the store an
+    engine of its own); when omitted the store opens one on ``data_dir`` (default:
+    ``ENGRAMDB_DATA_DIR``) and closes it in :meth:`close`. ``index``: ``{"fields": [...]}``
+    (``dims`` is accepted and ignored: the engine's embedder decides it; ``embed`` is refused,
+    for the same reason). ``user``: the
+    engramdb user owning the datasets (default user otherwise). ``dataset_prefix``: the first
+    part of every dataset name this store writes.
+    """
+
+    supports_ttl: bool = False
+
+    __slots__ = (
+        "_engine",
+        "_fields",
+        "_loop",
+        "_namespaces",
+        "_owner",
+        "_owns_engine",
+        "_prefix",
+        "_resolved",
+        "_write_lock",
+    )
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        data_dir: str | Path | None = None,
+        index: IndexConfig | None = None,
+        user: User | None = None,
+        dataset_prefix: str = "lgstore",
+    ) -> None:
+        if engine is not None and data_dir is not None:
+            raise EngramValidationError(
+                "pass either engine= or data_dir= to EngramdbStore, not both"
+            )
+        self._fields = _index_fields(index)
+        if not dataset_prefix.isidentifier():
+            raise EngramValidationError(
+                f"dataset_prefix {dataset_prefix!r} must be letters, digits and '_' "
+                "(not starting with a digit), e.g. 'lgstore'"
+            )
+        self._prefix = dataset_prefix
+        self._owns_engine = engine is None
+        self._engine = engine if engine is not None else Engine(data_dir=data_dir)
+        self._owner: User | None = user
+        self._resolved: User | None = None
+        self._loop = LoopThread("engramdb-langgraph-store")
+        #: Hashed dataset names -> their namespace (a pure function of the name, read once).
+        self._namespaces: dict[str, tuple[str, ...]] = {}
+        self._write_lock: asyncio.Lock | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The engine the items are stored in."""
+        return self._engine
+
+    # --- BaseStore --------------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        return self._loop.run(self._batch(list(ops)))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await self._loop.arun(self._batch(list(ops)))
+
+    def close(self) -> None:
+        """Stop the store's loop; close the engine when the store opened it (idempotent)."""
+        if self._owns_engine and not self._engine.closed:
+            self._loop.run(self._engine.close())
+        self._loop.stop()
+
+    def __enter__(self) -> EngramdbStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the batch, on the store's loop -----------------------------------------------------
+
+    async def _batch(self, ops: list[Op]) -> list[Result]:
+        owner = await self._user()
+        results: list[Result] = [None] * len(ops)
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        # Reads see the store as it was before the batch's writes (as InMemoryStore's do).
+        for i, op in enumerate(ops):
+            if isinstance(op, GetOp):
+                results[i] = await self._get(owner, op)
+            elif isinstance(op, SearchOp):
+                results[i] = await self._search(owner, op)
+            elif isinstance(op, ListNamespacesOp):
+                results[i] = await self._list_namespaces(owner, op)
+            elif isinstance(op, PutOp):
+                if op.ttl is not None:
+                    raise NotImplementedError("EngramdbStore does not support TTL; omit ttl")
+                puts[(op.namespace, op.key)] = op  # the last put of a key wins
+            else:
+                raise ValueError(f"unknown store operation {type(op).__name__}")
+        by_namespace: dict[tuple[str, ...], list[PutOp]] = {}
+        for (namespace, _), op in puts.items():
+            by_namespace.setdefault(namespace, []).append(op)
+        if by_namespace:
+            if self._write_lock is None:  # made on the store's loop, where it is used
+                self._write_lock = asyncio.Lock()
+            async with self._write_lock:  # concurrent puts of one key: the last one wins whole
+                for namespace, namespace_puts in by_namespace.items():
+                    await self._write(owner, namespace, namespace_puts)
+        return results
+
+    async def _user(self) -> User:
+        """The owner of the store's datasets (the database set up on first use)."""
+        if self._resolved is None:
+            self._resolved = await self._engine.resolve_user(self._owner)
+        return self._resolved
+
+    async def _record(self, owner: User, namespace: tuple[str, ...], key: str) -> DataRecord | None:
+        if not await self._engine.database_exists():
+            return None
+        name = dataset_name(self._prefix, namespace)
+        record = await self._engine.store.get_data(item_data_id(owner.id, name, key))
+        if record is None:
+            return None
+        held = StoredItem.from_metadata(record.external_metadata)
+        if held is None or held.namespace != namespace or held.key != key:
+            return None
+        return record
+
+    async def _get(self, owner: User, op: GetOp) -> Item | None:
+        record = await self._record(owner, op.namespace, op.key)
+        held = None if record is None else StoredItem.from_metadata(record.external_metadata)
+        return None if held is None else _item(held)
+
+    async def _write(self, owner: User, namespace: tuple[str, ...], ops: list[PutOp]) -> None:
+        """Replace (or delete) items of one namespace. Every value is checked before anything is
+        written; the replaced items are forgotten, then the new ones remembered in one call."""
+        name = dataset_name(self._prefix, namespace)
+        now = datetime.now(UTC)
+        records: list[ImportedRecord] = []
+        replaced: list[UUID] = []
+        for op in ops:
+            old = await self._record(owner, namespace, op.key)
+            before = None if old is None else StoredItem.from_metadata(old.external_metadata)
+            if old is not None:
+                replaced.append(old.id)
+            if op.value is None:
+                continue
+            fields = self._fields if op.index is None else (op.index or ())
+            held = StoredItem(
+                namespace=namespace,
+                key=op.key,
+                value=dict(op.value),
+                created_at=now if before is None else before.created_at,
+                updated_at=now,
+                indexed=False,
+            )
+            held.to_metadata()  # refuses a value that is not JSON before the text is built
+            texts = [] if op.index is False else index_texts(op.value, fields)
+            held.indexed = bool(texts)
+            texts = texts or [f"langgraph store item {op.key}"]
+            records.append(
+                ImportedRecord(
+                    kind="memory",
+                    external_id=op.key,
+                    text=FIELD_SEPARATOR.join(texts),
+                    metadata={
+                        **held.to_metadata(),
+                        FIELD_SPANS: field_spans(texts, FIELD_SEPARATOR),
+                    },
+                )
+            )
+        for data_id in replaced:
+            await self._engine.forget(data_id=data_id, user=owner)
+        if records:
+            source = _ItemsSource(records, owner.id, name)
+            chunker = FieldChunker(max_tokens=self._engine.settings.chunk_max_tokens)
+            await self._engine.remember(
+                source, name, self_improvement=False, chunker=chunker, user=owner
+            )
+        elif replaced:
+            await self._drop_if_empty(owner, name)
+
+    async def _drop_if_empty(self, owner: User, name: str) -> None:
+        dataset = await self._engine.store.find_dataset(owner.id, name)
+        if dataset is not None and not await self._engine.store.list_data(dataset.id):
+            await self._engine.forget(dataset=dataset.id, user=owner)
+
+    async def _datasets(self, owner: User) -> list[tuple[Dataset, tuple[str, ...]]]:
+        """Every dataset of this store with its namespace, oldest first."""
+        if not await self._engine.database_exists():
+            return []
+        found: list[tuple[Dataset, tuple[str, ...]]] = []
+        for dataset in await self._engine.store.list_datasets(owner.id):
+            if not is_store_dataset(self._prefix, dataset.name):
+                continue
+            namespace = decode_dataset_name(self._prefix, dataset.name)
+            if namespace is None:
+                namespace = await self._hashed_namespace(dataset)
+            if namespace is not None:
+                found.append((dataset, namespace))
+        return found
+
+    async def _hashed_namespace(self, dataset: Dataset) -> tuple[str, ...] | None:
+        known = self._namespaces.get(dataset.name)
+        if known is None:
+            for record in await self._engine.store.list_data(dataset.id):
+                held = StoredItem.from_metadata(record.external_metadata)
+                if held is not None:
+                    known = self._namespaces[dataset.name] = held.namespace
+                    break
+        return known
+
+    async def _search(self, owner: User, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        candidates: list[tuple[DataRecord, StoredItem]] = []
+        chunks = 0
+        scope: list[UUID] = []
+        for dataset, namespace in await self._datasets(owner):
+            if namespace[: len(prefix)] != prefix:
+                continue
+            scope.append(dataset.id)
+            for record in await self._engine.store.list_data(dataset.id):
+                held = StoredItem.from_metadata(record.external_metadata)
+                if held is None:
+                    continue
+                chunks += record.chunk_count
+                if matches_filter(held.value, op.filter):
+                    candidates.append((record, held))
+        candidates.sort(key=lambda c: (c[1].updated_at, c[1].key), reverse=True)
+        if not op.query or not candidates:
+            return [_item(h, SearchItem) for _, h in candidates[op.offset : op.offset + op.limit]]
+        scores = await self._ranked(owner, op, scope, chunks, candidates)
+        # Items stored with index=False hold a placeholder text: never ranked by it.
+        scored = [(scores.get(r.id), h) for r, h in candidates if h.indexed and r.id in scores]
+        ranked: list[tuple[float | None, StoredItem]] = sorted(
+            scored, key=lambda pair: pair[0] or 0.0, reverse=True
+        )
+        ranked.extend((None, h) for r, h in candidates if not (h.indexed and r.id in scores))
+        page = ranked[op.offset : op.offset + op.limit]
+        return [_item(held, SearchItem, score=score) for score, held in page]
+
+    async def _ranked(
+        self,
+        owner: User,
+        op: SearchOp,
+        scope: list[UUID],
+        chunks: int,
+        candidates: list[tuple[DataRecord, StoredItem]],
+    ) -> dict[UUID, float]:
+        """Scores of the best chunks, read wider and wider until they rank enough of the
+        candidates for the page (or every chunk was read)."""
+        wanted = {r.id for r, h in candidates if h.indexed}
+        needed = min(len(wanted), op.offset + op.limit)
+        top_k = min(chunks, MAX_TOP_K, 4 * (op.offset + op.limit) + len(candidates) - len(wanted))
+        while True:
+            scores = await self._scores(owner, str(op.query), scope, top_k)
+            if top_k >= min(chunks, MAX_TOP_K) or len(wanted & scores.keys()) >= needed:
+                return scores
+            top_k = min(chunks, MAX_TOP_K, top_k * 4)
+
+    async def _scores(
+        self, owner: User, query: str, scope: list[UUID], top_k: int
+    ) -> dict[UUID, float]:
+        """Similarity (1 - cosine distance) of each data item's best chunk to ``query``, among
+        the ``top_k`` best chunks of the datasets."""
+        if top_k <= 0:
+            return {}
+        results = await self._engine.recall(
+            query,
+            SearchType.CHUNKS,
+            dataset_ids=scope,
+            top_k=top_k,
+            auto_route=False,
+            user=owner,
+        )
+        best: dict[UUID, float] = {}
+        for entry in results:
+            data_id = (getattr(entry, "metadata", None) or {}).get("data_id")
+            distance = getattr(entry, "score", None)
+            if data_id is None or distance is None:
+                continue
+            key = UUID(str(data_id))
+            best[key] = max(best.get(key, -1.0), 1.0 - float(distance))
+        return best
+
+    async def _list_namespaces(self, owner: User, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        namespaces = [ns for _, ns in await self._datasets(owner)]
+        for condition in op.match_conditions or ():
+            namespaces = [ns for ns in namespaces if _matches(condition, ns)]
+        if op.max_depth is not None:
+            namespaces = list({ns[: op.max_depth] for ns in namespaces})
+        return sorted(set(namespaces))[op.offset : op.offset + op.limit]
+
+
+class _ItemsSource(MemorySource):
+    """The store items of one ``put`` batch, as documents for ``remember()``: kept verbatim
+    (no graph extraction), each under the data id of its (user, namespace, key)."""
+
+    source_system = "langgraph"
+    export_name = "LangGraph store items"
+
+    def __init__(self, records: list[ImportedRecord], user_id: UUID, dataset: str) -> None:
+        super().__init__(mode="preserve")
+        self._records = records
+        self._user_id = user_id
+        self._dataset = dataset
+
+    @property
+    def node_set(self) -> list[str]:
+        return ["langgraph_store"]
+
+    def read(self, *, max_file_bytes: int = 0) -> list[ImportedRecord]:
+        return self._records
+
+    def documents(self, *, max_file_bytes: int = 0) -> list[LoadedDocument]:
+        docs = []
+        for doc, record in zip(super().documents(), self._records, strict=True):
+            # One identity per key: the item replaced in place, never skipped as a duplicate.
+            identity = f"langgraph-store\x00{self._dataset}\x00{record.external_id}"
+            metadata = dict(doc.external_metadata)
+            spans = metadata.pop(FIELD_SPANS)
+            docs.append(
+                dataclasses.replace(
+                    doc,
+                    content_hash=hashlib.sha256(identity.encode("utf-8")).hexdigest(),
+                    data_id=item_data_id(self._user_id, self._dataset, record.external_id),
+                    external_metadata=metadata,
+                    metadata={**doc.metadata, FIELD_SPANS: spans},
+                )
+            )
+        return docs
+
+
+def _index_fields(index: IndexConfig | None) -> tuple[str, ...]:
+    if index is None:
+        return _DEFAULT_FIELDS
+    unknown = sorted(set(index) - _ALLOWED_INDEX_KEYS)
+    if unknown:
+        raise EngramValidationError(
+            f"EngramdbStore index config: {', '.join(map(repr, unknown))} not supported; items "
+            "are embedded by the engine's embedder (configure it with EMBEDDING_* settings), so "
+            "pass only index={'fields': [...]}"
+        )
+    fields = index.get("fields") or list(_DEFAULT_FIELDS)
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise EngramValidationError(
+            f"index fields must be a list of field paths such as ['text', 'meta.title'], "
+            f"got {fields!r}"
+        )
+    return tuple(fields)
+
+
+def _item(held: StoredItem, cls: type[Item] = Item, *, score: float | None = None) -> Any:
+    if cls is SearchItem:
+        return SearchItem(
+            namespace=held.namespace,
+            key=held.key,
+            value=held.value,
+            created_at=held.created_at,
+            updated_at=held.updated_at,
+            score=score,
+        )
+    return Item(
+        value=held.value,
+        key=held.key,
+        namespace=held.namespace,
+        created_at=held.created_at,
+        updated_at=held.updated_at,
+    )
+
+
+def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    part = namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
+    if not path:
+        return True
+    return all(want in ("*", got) for got, want in zip(part, path, strict=True))
