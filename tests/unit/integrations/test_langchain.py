@@ -8,6 +8,7 @@ completion types answer through the real LLM client against the local OpenAI-pro
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from langchain_core.chat_history import BaseChatMessageHistory
@@ -122,13 +123,19 @@ async def test_every_search_type_answers_through_the_retriever(
     retriever,  # type: ignore[no-untyped-def]
     openai_server: OpenAIServer,
     search_type: SearchType,
+    tmp_path: Path,
 ) -> None:
+    query = QUERIES.get(search_type, "When do owls hunt?")
+    if search_type is SearchType.CODE:  # the code graph of a source file in the same dataset
+        source = tmp_path / "owls.py"
+        source.write_text("class Owl:\n    def hunt(self):\n        return 'at night'\n")
+        await engramdb.remember(str(source), dataset_name="facts", self_improvement=False)
+        query = "Owl"
     if search_type is SearchType.NATURAL_LANGUAGE:  # the LLM writes the Cypher query
         cypher = "MATCH (n) RETURN n.name AS name LIMIT 3"
         answer = openai_server.chat_document(cypher)
         openai_server.set_default("chat/completions", lambda r: Reply.json(answer))
     r = retriever(datasets=["facts"], search_type=search_type, top_k=3)
-    query = QUERIES.get(search_type, "When do owls hunt?")
     if search_type in REFUSED:
         with pytest.raises(engramdb.FeatureNotAvailableError):
             await r.ainvoke(query)
