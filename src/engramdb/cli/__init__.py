@@ -166,11 +166,11 @@ def remember(
         disable=as_json or not sys.stderr.isatty(),
         console=None,
     ) as bar:
-        task = bar.add_task("documents", total=None)
+        tasks = {stage: bar.add_task(stage, total=None) for stage in ("documents", "chunks")}
 
         def progress(stage: str, done: int, total: int) -> None:
-            if stage == "documents":
-                bar.update(task, completed=done, total=total)
+            if stage in tasks:
+                bar.update(tasks[stage], completed=done, total=total)
 
         result = _run(
             remember_with_progress(

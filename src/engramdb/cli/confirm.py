@@ -27,10 +27,10 @@ def confirm(question: str, *, yes: bool) -> None:
         return
     if not sys.stdin.isatty():
         fail(
-            f"{question} Not confirmed: stdin is not a terminal, so nothing was deleted; "
+            f"{question} Not confirmed: stdin is not a terminal, so nothing was changed; "
             "pass --yes to confirm.",
             code=1,
         )
     if not typer.confirm(question, default=False):
-        typer.echo("aborted: nothing was deleted", err=True)
+        typer.echo("aborted: nothing was changed", err=True)
         raise typer.Exit(code=1)
