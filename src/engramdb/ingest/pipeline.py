@@ -138,8 +138,10 @@ async def ingest_documents(
     options: IngestOptions,
     *,
     progress: ProgressCallback | None = None,
+    run_id: UUID | None = None,
 ) -> RememberResult:
-    """Ingest ``docs`` into ``dataset`` and return what happened."""
+    """Ingest ``docs`` into ``dataset`` and return what happened; the pipeline run recorded (and
+    ``RememberResult.run_id``) has the id ``run_id`` when given."""
     started = time.perf_counter()
     run = _Run(store, embedder, dataset, options, progress, len(docs))
     lock = (
@@ -149,7 +151,7 @@ async def ingest_documents(
     )
     async with lock:
         await store.reap_dead_runs()
-        record = await store.start_run(dataset.id, "remember")
+        record = await store.start_run(dataset.id, "remember", run_id=run_id)
         try:
             await _ingest(run, docs)
         except BaseException as exc:
