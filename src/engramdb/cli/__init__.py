@@ -508,7 +508,7 @@ def serve(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Start the REST API server (every route but /health needs an API key; see docs/server.md)."""
-    _require_server_extra("serve", ("fastapi", "uvicorn", "multipart"))
+    _require_server_extra("serve", ("fastapi", "uvicorn", "multipart", "fastapi_offline"))
     from engramdb.server import run
 
     _configure(data_dir)
