@@ -40,7 +40,7 @@ def test_the_start_recipe_prints_a_key_that_opens_the_server(tmp_path: Path) -> 
     assert "/srv/engramdb" in start and "8000" in start and "8000" in check
     script = start.replace("/srv/engramdb", str(tmp_path / "srv")).replace("8000", str(port))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAMDB_", "LLM_"))}
-    env.update(EMBEDDING_PROVIDER="fake", HOME=str(tmp_path))  # a wrong recipe writes no ~/.engramdb
+    env.update(EMBEDDING_PROVIDER="fake", HOME=str(tmp_path))  # no ~/.engramdb written
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     server = subprocess.Popen(
         ["bash", "-e", "-c", script],
