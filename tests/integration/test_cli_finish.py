@@ -166,3 +166,35 @@ def test_the_installed_command_prints_its_version() -> None:
     exe = Path(sys.executable).with_name("engramdb")
     done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.startswith("engramdb ")
+
+
+def _on_a_terminal(
+    args: list[str], answer: str, data_dir: Path
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed command with a pseudo-terminal as stdin and type ``answer``."""
+    import os
+    import pty
+
+    exe = Path(sys.executable).with_name("engramdb")
+    master, slave = pty.openpty()
+    try:
+        os.write(master, answer.encode() + b"\n")
+        env = {**os.environ, "ENGRAMDB_DATA_DIR": str(data_dir), "EMBEDDING_PROVIDER": "fake"}
+        return subprocess.run(
+            [str(exe), *args], stdin=slave, capture_output=True, text=True, env=env, timeout=120
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_on_a_terminal_forget_asks_and_no_is_the_default(isolated_config: Path) -> None:
+    _ok("remember", "Owls hunt at night.", "--dataset", "birds")
+    no = _on_a_terminal(["forget", "--dataset", "birds"], "", isolated_config)  # just Enter
+    assert no.returncode == 1 and "Delete dataset 'birds'" in no.stdout + no.stderr
+    assert "aborted" in no.stderr
+    assert [d["name"] for d in json.loads(_ok("datasets", "--json"))] == ["birds"]
+    yes = _on_a_terminal(["forget", "--dataset", "birds"], "y", isolated_config)
+    assert yes.returncode == 0, yes.stderr
+    assert "deleted 1 dataset(s)" in yes.stdout
+    assert json.loads(_ok("datasets", "--json")) == []
