@@ -94,6 +94,11 @@ def test_destructive_commands_refuse_without_yes_off_a_terminal(tmp_path: Path) 
 def test_messages_name_commands_and_flags_not_python_calls(
     openai_server: OpenAIServer,
 ) -> None:
+    out = runner.invoke(app, ["forget"])
+    assert out.exit_code == 2
+    assert "'engramdb forget' needs exactly one of --everything, --dataset <name or id> or " in (
+        " ".join(out.output.split())
+    )
     out = runner.invoke(app, ["recall", "anything"])
     assert out.exit_code == 2
     assert "Run 'engramdb remember' first" in out.output and "remember()" not in out.output
