@@ -6,6 +6,7 @@ its natural width, so nothing is cut or wrapped, and rich prints no colour codes
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -23,5 +24,9 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
         table.add_column(header, no_wrap=True, overflow="fold")
     for row in rows:
         table.add_row(*("-" if cell is None or cell == "" else str(cell) for cell in row))
-    tty = sys.stdout.isatty()
-    Console(file=sys.stdout, width=None if tty else 10_000, soft_wrap=not tty).print(table)
+    if sys.stdout.isatty():
+        Console(file=sys.stdout).print(table)
+        return
+    buffer = io.StringIO()  # off a terminal: natural width, no colour, no trailing blanks
+    Console(file=buffer, width=10_000, no_color=True, color_system=None).print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
