@@ -58,8 +58,10 @@ Errors raised by drivers and vendor SDKs are translated at the adapter boundary 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from engramdb.spelling import Term
 
 if TYPE_CHECKING:
     from engramdb.providers.llm.base import CallStats
@@ -124,9 +126,20 @@ class EngramError(Exception):
     #: Attributes that travel in the problem document next to ``detail`` (JSON values).
     problem_fields: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, terms: Sequence[Term] = ()) -> None:
+        """With ``terms``, ``message`` is a template (``"Run {0} first"``) whose fields name them;
+        the message proper spells them for Python (see :mod:`engramdb.spelling`)."""
+        self.template = message
+        self.terms = tuple(terms)
+        text = message.format(*(t.python for t in self.terms)) if self.terms else message
+        super().__init__(text)
+        self.message = text
+
+    def render(self, spell: Callable[[Term], str]) -> str:
+        """The message with its terms spelled by ``spell`` (a surface's own spelling)."""
+        if not self.terms:
+            return self.message
+        return self.template.format(*(spell(t) for t in self.terms))
 
     def to_problem(self) -> dict[str, object]:
         """The RFC 9457 problem document the server answers with."""
@@ -141,6 +154,9 @@ class EngramError(Exception):
             value = getattr(self, name, None)
             if value is not None and value != []:
                 problem[name] = value
+        if self.terms:
+            problem["template"] = self.template
+            problem["terms"] = [t.to_json() for t in self.terms]
         return problem
 
     @classmethod
@@ -152,6 +168,10 @@ class EngramError(Exception):
         from the document when present, and otherwise keep their class defaults."""
         error = cls.__new__(cls)
         EngramError.__init__(error, str(problem.get("detail", "")))
+        terms = problem.get("terms")
+        if isinstance(terms, list) and isinstance(problem.get("template"), str):
+            error.template = problem["template"]
+            error.terms = tuple(Term.from_json(t) for t in terms if isinstance(t, Mapping))
         for name in cls.problem_fields:
             if problem.get(name) is not None:
                 setattr(error, name, problem[name])
@@ -290,11 +310,17 @@ class LLMNotConfiguredError(ConfigurationError):
     code = "llm_not_configured"
 
     @classmethod
-    def needed_for(cls, what: str, *instead: str) -> LLMNotConfiguredError:
+    def needed_for(
+        cls, what: str, *instead: str, terms: Sequence[Term] = ()
+    ) -> LLMNotConfiguredError:
         """The error for ``what`` (a clause: "X writes its answer with an LLM"), with the LLM
-        settings to set and the alternatives ``instead`` that work without one."""
+        settings to set and the alternatives ``instead`` that work without one (templates
+        whose ``{0}``, ``{1}``... fields name ``terms``, see :mod:`engramdb.spelling`)."""
         alternatives = "".join(f", or {option}" for option in instead)
-        return cls(f"{what}, and none is configured: {LLM_SETTINGS_HINT}{alternatives}")
+        head = f"{what}, and none is configured: {LLM_SETTINGS_HINT}"
+        if not terms:
+            return cls(head + alternatives)
+        return cls(head.replace("{", "{{").replace("}", "}}") + alternatives, terms)
 
 
 class ToolCallsDisabledError(ConfigurationError):

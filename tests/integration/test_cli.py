@@ -97,7 +97,7 @@ def test_remember_recall_forget_json(tmp_path: Path) -> None:
     out = runner.invoke(app, ["datasets", "--json"])
     assert [d["name"] for d in json.loads(out.output)] == ["coast"]
 
-    out = runner.invoke(app, ["forget", "--dataset", "coast", "--json"])
+    out = runner.invoke(app, ["forget", "--dataset", "coast", "--yes", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["datasets"] == 1
     out = runner.invoke(app, ["datasets", "--json"])
@@ -110,7 +110,7 @@ def test_bad_input_exits_with_a_message_and_code_2() -> None:
     assert "importance_weight" in out.output
     out = runner.invoke(app, ["recall", "anything"])
     assert out.exit_code == 2
-    assert "remember() first" in out.output
+    assert "Run 'engramdb remember' first" in out.output and "remember()" not in out.output
 
 
 def test_recall_text_output_names_the_document() -> None:

@@ -43,7 +43,7 @@ def test_recall_in_a_session_then_rate_the_turn() -> None:
     assert f"session turn {entry['qa_id']}" in hit.output
 
     assert "chat-1" in runner.invoke(app, ["session", "list"]).output
-    assert "deleted" in runner.invoke(app, ["session", "delete", "chat-1"]).output
+    assert "deleted" in runner.invoke(app, ["session", "delete", "chat-1", "--yes"]).output
     assert "no entries" in runner.invoke(app, ["session", "show", "chat-1"]).output
 
 

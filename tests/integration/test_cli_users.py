@@ -75,7 +75,7 @@ def test_users_keys_and_grants_end_to_end() -> None:
     _ok("users", "revoke", dataset_id, "bob@example.com", "read")
     assert json.loads(_ok("users", "grants", dataset_id, "--json")) == []
 
-    _ok("users", "keys", "revoke", listed["id"])
+    _ok("users", "keys", "revoke", listed["id"], "--yes")
     with pytest.raises(engramdb.AuthenticationError):
         asyncio.run(engramdb.authenticate(key))
 

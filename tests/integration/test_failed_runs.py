@@ -17,16 +17,17 @@ from engramdb.settings import config
 
 
 class FlakyEmbedder(FakeEmbedder):
-    """The real fake embedder, failing from its ``fail_on``-th call on, like a provider outage."""
+    """The real fake embedder, failing from the first call that asks for a text containing
+    ``fail_from`` on, like a provider outage (however the pipeline batches its calls)."""
 
-    def __init__(self, fail_on: int) -> None:
+    def __init__(self, fail_from: str) -> None:
         super().__init__(dimension=64)
-        self.calls = 0
-        self.fail_on = fail_on
+        self.failing = False
+        self.fail_from = fail_from
 
     async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        self.calls += 1
-        if self.calls >= self.fail_on:
+        self.failing = self.failing or any(self.fail_from in t for t in texts)
+        if self.failing:
             raise engramdb.EmbeddingProviderError(
                 "upstream refused: api_key=sk-live-0123456789abcdef for alice@example.com"
             )
@@ -45,7 +46,7 @@ def _docs(n: int) -> list[str]:
 
 async def test_failed_run_is_recorded_and_resumable() -> None:
     config.set("chunk_max_tokens", 16)  # one paragraph per chunk
-    set_engine(Engine(config.settings, embedder=FlakyEmbedder(fail_on=3)))
+    set_engine(Engine(config.settings, embedder=FlakyEmbedder(fail_from="Document 2 ")))
     with pytest.raises(engramdb.EmbeddingProviderError):
         await engramdb.remember(_docs(4), dataset_name="flaky")
 

@@ -264,6 +264,10 @@ async def test_run_in_background_returns_at_once() -> None:
     done = await pending.wait()
     assert done.status == "completed" and done.counts["documents"] == 3
     assert set(done.data_ids) == set(pending.data_ids)
+    # the run id announced at once is the recorded run's, and the result's
+    runs = await get_engine().store.list_runs([done.dataset_id])
+    assert pending.run_id is not None and done.run_id == pending.run_id
+    assert [r.id for r in runs if r.pipeline == "remember"] == [pending.run_id]
     assert (await pending).status == "completed"
 
 

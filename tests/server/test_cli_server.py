@@ -80,6 +80,10 @@ def test_cli_runs_against_a_remote_server(live_server: LiveServer, alice: Accoun
     assert [d["name"] for d in listed] == ["main_dataset"]
     wrong = runner.invoke(app, ["--remote", live_server.url, "--api-key", "egm_bad", "datasets"])
     assert wrong.exit_code == 2 and "API key" in wrong.output
+    # the server's error names the fix in CLI terms here too (its terms travel in the problem)
+    llm = runner.invoke(app, [*remote, "recall", "owls", "--type", "RAG_COMPLETION"])
+    assert llm.exit_code == 2
+    assert "--only-context" in llm.output and "only_context=True" not in llm.output
 
 
 @pytest.mark.parametrize(("command", "module"), [("serve", "uvicorn"), ("mcp", "mcp")])

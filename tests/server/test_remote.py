@@ -85,6 +85,7 @@ async def test_background_remember_and_improve_wait_over_http(remote: LiveServer
     assert started.status == "running" and started.run_id is not None
     finished = await started.wait()
     assert finished.status == "completed" and finished.counts["documents"] == 1
+    assert finished.run_id == started.run_id  # the id announced is the run's own
     improving = await engramdb.improve(run_in_background=True)
     assert improving.status == "running"
     done = await improving.wait()

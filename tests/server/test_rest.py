@@ -141,6 +141,7 @@ def test_background_remember_and_improve_report_through_the_run_status(
         run = _wait_run(client, run_id)
         assert run["kind"] == "remember" and run["status"] == "completed"
         assert run["result"]["counts"]["documents"] == 1  # type: ignore[index]
+        assert run["result"]["run_id"] == run_id  # type: ignore[index]  # one id for the run
         improve = client.post(
             "/api/v1/improve", json={"dataset": "main_dataset", "run_in_background": True}
         )

@@ -15,8 +15,17 @@ from engramdb.errors import (
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import ForgetRequest
 from engramdb.models.results import ForgetResult
+from engramdb.spelling import Term, option, verb
 from engramdb.storage.base import DeleteReport, Store
 from engramdb.validation import validate_uuid
+
+#: What forget() needs one of, named for every surface (see engramdb.spelling).
+_ONE_OF: tuple[Term, ...] = (
+    verb("forget"),
+    option("everything"),
+    option("dataset", "<name or id>", python="dataset=<name or id>"),
+    option("data_id", "<id>", python="data_id=<id>"),
+)
 
 __all__ = ["forget"]
 
@@ -42,9 +51,7 @@ async def forget(engine: Engine, request: ForgetRequest) -> ForgetResult:
     )
     chosen = sum([bool(everything), dataset is not None, data_id is not None])
     if chosen != 1:
-        raise EngramValidationError(
-            "forget() needs exactly one of everything=True, dataset=<name or id> or data_id=<id>"
-        )
+        raise EngramValidationError("{0} needs exactly one of {1}, {2} or {3}", _ONE_OF)
     if not await engine.database_exists():
         return ForgetResult()
     owner = await engine.resolve_user(user)

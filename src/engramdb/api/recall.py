@@ -48,6 +48,7 @@ from engramdb.sessions import lanes as session_lanes
 from engramdb.sessions.feedback import analyze_turn
 from engramdb.sessions.recording import load_history, record_recall_turn
 from engramdb.sessions.validation import validate_context_profile, validate_session_id
+from engramdb.spelling import verb
 from engramdb.tools import lane as tools_lane
 from engramdb.validation import validate_uuid
 
@@ -55,7 +56,7 @@ __all__ = ["recall", "resolve_datasets"]
 
 _PRECONDITION = (
     "Recall prerequisites not met: no database/default user found. "
-    "Run remember() first to create the database and ingest data."
+    "Run {0} first to create the database and ingest data."
 )
 
 
@@ -107,7 +108,7 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
         system_prompt_path=system_prompt_path,
     )
     if not await engine.database_exists():
-        raise RecallPreconditionError(_PRECONDITION)
+        raise RecallPreconditionError(_PRECONDITION, [verb("remember")])
     await engine.ensure_setup()
     owner = await engine.resolve_user(user)
 

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from engramdb.access.permissions import dataset_for_write
 from engramdb.code.discover import code_only_roots, split_code_inputs
@@ -136,11 +136,14 @@ async def remember(
     )
     auto = wants_auto_improve(eng, self_improvement)
 
+    # A background run announces its id now; the run it records (and its result) keep it.
+    run_id = uuid4() if run_in_background else None
+
     async def run() -> RememberResult:
         result = None
         if docs or not code_roots:
             result = await ingest_documents(
-                eng.store, eng.embedder, dataset, docs, options, progress=progress
+                eng.store, eng.embedder, dataset, docs, options, progress=progress, run_id=run_id
             )
         if code_roots:
             code = await remember_code(
@@ -168,6 +171,7 @@ async def remember(
         status="running",
         dataset_id=dataset.id,
         dataset_name=dataset.name,
+        run_id=run_id,
         data_ids=list(queued),
         items=[RememberItem(data_id=i, name=n, status="pending") for i, n in queued.items()],
     )

@@ -13,14 +13,18 @@ from uuid import UUID
 import typer
 
 from engramdb.cli.cognee import register as register_cognee
+from engramdb.cli.confirm import YesOpt, confirm
+from engramdb.cli.framework import CliTyper
+from engramdb.cli.messages import fail, render_error
 from engramdb.cli.store import register as register_store
+from engramdb.cli.tables import print_table
 from engramdb.errors import EngramError
 
 __all__ = ["app", "main"]
 
 T = TypeVar("T")
 
-app = typer.Typer(
+app = CliTyper(
     name="engramdb",
     help="Persistent memory for AI agents: remember, recall and forget, offline by default.",
     no_args_is_help=True,
@@ -60,8 +64,32 @@ ApiKeyOpt = Annotated[
 ]
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"engramdb {version('engramdb')}")
+        raise typer.Exit()
+
+
+VersionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the installed engramdb version and exit.",
+    ),
+]
+
+
 @app.callback()
-def _main(ctx: typer.Context, remote: RemoteOpt = None, api_key: ApiKeyOpt = None) -> None:
+def _main(
+    ctx: typer.Context,
+    remote: RemoteOpt = None,
+    api_key: ApiKeyOpt = None,
+    version: VersionOpt = False,
+) -> None:
     """Persistent memory for AI agents: remember, recall and forget, offline by default."""
     if remote is None:
         return
@@ -76,8 +104,7 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
     try:
         return asyncio.run(coro)
     except EngramError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(code=2) from exc
+        fail(render_error(exc))
 
 
 def _configure(data_dir: Path | None) -> None:
@@ -87,13 +114,9 @@ def _configure(data_dir: Path | None) -> None:
         from engramdb.remote.switch import current_client
 
         if current_client() is not None:
-            typer.secho(
-                "error: --data-dir and --remote exclude each other: the server uses its own data "
-                "directory",
-                fg=typer.colors.RED,
-                err=True,
+            fail(
+                "--data-dir and --remote exclude each other: the server uses its own data directory"
             )
-            raise typer.Exit(code=2)
         config.set_data_dir(data_dir)
 
 
@@ -143,11 +166,11 @@ def remember(
         disable=as_json or not sys.stderr.isatty(),
         console=None,
     ) as bar:
-        task = bar.add_task("documents", total=None)
+        tasks = {stage: bar.add_task(stage, total=None) for stage in ("documents", "chunks")}
 
         def progress(stage: str, done: int, total: int) -> None:
-            if stage == "documents":
-                bar.update(task, completed=done, total=total)
+            if stage in tasks:
+                bar.update(tasks[stage], completed=done, total=total)
 
         result = _run(
             remember_with_progress(
@@ -185,19 +208,41 @@ def recall(
         list[str] | None, typer.Option("--dataset", "-d", help="Dataset name (repeatable).")
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results.")] = 5,
+    only_context: Annotated[
+        bool,
+        typer.Option(
+            "--only-context", help="Print the retrieved context (or prompt) without an LLM call."
+        ),
+    ] = False,
     session: SessionOpt = None,
     as_json: JsonOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Search memory and print what was found, best first (with --session: also the session's
-    history, and the turn is recorded in it)."""
+    history, and the turn is recorded in it). Exits 1 when memory reports a failed build."""
     from engramdb.facade import recall as do_recall
 
     _configure(data_dir)
-    results = _run(do_recall(query, query_type, datasets=dataset, top_k=top_k, session_id=session))
+    results = _run(
+        do_recall(
+            query,
+            query_type,
+            datasets=dataset,
+            top_k=top_k,
+            session_id=session,
+            only_context=only_context,
+        )
+    )
+    failed = [r for r in results if r.source == "system" and r.status == "build_failed"]
     if as_json:
         _dump([r.model_dump(mode="json") for r in results])
-        return
+    else:
+        _print_results(results)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+def _print_results(results: list[Any]) -> None:
     if not results:
         typer.echo("nothing found")
     for i, r in enumerate(results, 1):
@@ -270,16 +315,20 @@ def forget(
     data_id: Annotated[
         str | None, typer.Option("--data-id", help="Delete one ingested item by id.")
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOpt = False,
     as_json: JsonOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
-    """Delete everything, one dataset, or one ingested item."""
+    """Delete everything, one dataset, or one ingested item (asks first; --yes skips)."""
     from engramdb.facade import forget as do_forget
 
     _configure(data_dir)
-    if everything and not yes and not typer.confirm("Delete every dataset you own?"):
-        raise typer.Exit(code=1)
+    if everything:
+        confirm("Delete every dataset you own, with all their data?", yes=yes)
+    elif dataset is not None:
+        confirm(f"Delete dataset {dataset!r} with all its data?", yes=yes)
+    elif data_id is not None:
+        confirm(f"Delete the ingested item {data_id}?", yes=yes)
     ref: str | UUID | None = dataset
     if dataset is not None:
         try:
@@ -308,8 +357,11 @@ def datasets(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
         return
     if not found:
         typer.echo("no datasets yet: run 'engramdb remember \"some text\"'")
-    for d in found:
-        typer.echo(f"{d.name}\t{d.id}\t{d.embedding_model or '-'}")
+        return
+    print_table(
+        ("dataset", "id", "created", "embedding model"),
+        ((d.name, d.id, f"{d.created_at:%Y-%m-%d %H:%M}", d.embedding_model) for d in found),
+    )
 
 
 @app.command()
@@ -340,7 +392,7 @@ def visualize(
     typer.echo(_run(visualize_graph(output, datasets=dataset)))
 
 
-sessions_app = typer.Typer(
+sessions_app = CliTyper(
     name="session",
     help="Show, rate and delete session entries (conversations recorded by recall --session).",
     no_args_is_help=True,
@@ -360,8 +412,11 @@ def session_list(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
         return
     if not found:
         typer.echo("no sessions yet: run 'engramdb recall \"a question\" --session chat-1'")
-    for s in found:
-        typer.echo(f"{s.session_id}\t{s.updated_at:%Y-%m-%d %H:%M}")
+        return
+    print_table(
+        ("session", "last active (UTC)"),
+        ((s.session_id, f"{s.updated_at:%Y-%m-%d %H:%M}") for s in found),
+    )
 
 
 @sessions_app.command("show")
@@ -413,12 +468,14 @@ def session_feedback(
 @sessions_app.command("delete")
 def session_delete(
     session_id: Annotated[str, typer.Argument(help="The session id.")],
+    yes: YesOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
-    """Delete a session with every entry in it."""
+    """Delete a session with every entry in it (asks first; --yes skips)."""
     from engramdb import session as session_api
 
     _configure(data_dir)
+    confirm(f"Delete session {session_id!r} with every entry in it?", yes=yes)
     deleted = _run(session_api.delete_session(session_id))
     typer.echo("deleted" if deleted else f"no session {session_id!r}")
 
@@ -451,7 +508,7 @@ def serve(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Start the REST API server (every route but /health needs an API key; see docs/server.md)."""
-    _require_server_extra("serve", ("fastapi", "uvicorn", "multipart"))
+    _require_server_extra("serve", ("fastapi", "uvicorn", "multipart", "fastapi_offline"))
     from engramdb.server import run
 
     _configure(data_dir)

@@ -7,7 +7,21 @@ from typing import Annotated, Any
 
 import typer
 
+from engramdb.cli.confirm import YesOpt, confirm
+
 __all__ = ["register"]
+
+
+async def _refuse_postgres() -> None:
+    from engramdb.errors import FeatureNotAvailableError
+
+    raise FeatureNotAvailableError(
+        "engramdb restore restores the embedded store; restore a PostgreSQL store with pg_restore"
+    )
+
+
+async def _checked(check: Callable[[Path], None], path: Path) -> None:
+    check(path)  # run() turns its EngramError into the CLI's message
 
 
 def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..., None]) -> None:
@@ -46,25 +60,32 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
     def restore(
         src: Annotated[Path, typer.Argument(help="A backup file written by 'engramdb backup'.")],
         overwrite: Annotated[
-            bool, typer.Option("--overwrite", help="Replace the store that is there.")
+            bool,
+            typer.Option("--overwrite", help="Replace the store that is there (implies --yes)."),
         ] = False,
+        yes: YesOpt = False,
         data_dir: Annotated[Path | None, data_dir_opt] = None,
     ) -> None:
-        """Put a backup in place of the store (stop every process using it first)."""
-        from engramdb.errors import FeatureNotAvailableError
+        """Put a backup in place of the store (stop every process using it first; asks before
+        replacing a store, --yes skips)."""
         from engramdb.settings import config
-        from engramdb.storage.sqlite.backup import restore_database
+        from engramdb.storage.sqlite.backup import check_backup, restore_database
 
         configure(data_dir)
         url = config.settings.storage_url
+        if not url.startswith("sqlite:///"):
+            run(_refuse_postgres())
+        target = Path(url.removeprefix("sqlite:///"))
+        if target.exists():
+            run(_checked(check_backup, src))  # a bad backup is refused before the question
+            confirm(
+                f"Replace the store in {target.parent} with the backup {src}? "
+                "Everything written since that backup is lost.",
+                yes=yes or overwrite,
+            )
 
         async def go() -> None:
-            if not url.startswith("sqlite:///"):
-                raise FeatureNotAvailableError(
-                    "engramdb restore restores the embedded store; restore a PostgreSQL store "
-                    "with pg_restore"
-                )
-            restore_database(src, Path(url.removeprefix("sqlite:///")), overwrite=overwrite)
+            restore_database(src, target, overwrite=True)
 
         run(go())
         typer.echo(f"restored {src}; run 'engramdb check' to verify it")

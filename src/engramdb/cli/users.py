@@ -15,18 +15,21 @@ from uuid import UUID
 import typer
 
 from engramdb.cli import DataDirOpt, JsonOpt, _configure, _dump, _run
+from engramdb.cli.confirm import YesOpt, confirm
+from engramdb.cli.framework import CliTyper
+from engramdb.cli.tables import print_table
 from engramdb.errors import NotFoundError
 from engramdb.models.access import ApiKeyInfo, Grant, Permission
 from engramdb.models.records import User
 
 __all__ = ["users_app"]
 
-users_app = typer.Typer(
+users_app = CliTyper(
     name="users",
     help="Create users and API keys, and grant dataset permissions to other users.",
     no_args_is_help=True,
 )
-keys_app = typer.Typer(
+keys_app = CliTyper(
     name="keys",
     help="Create, list and revoke a user's API keys (for 'engramdb serve').",
     no_args_is_help=True,
@@ -75,7 +78,7 @@ def users_create(
     if as_json:
         _dump(user.model_dump(mode="json"))
         return
-    typer.echo(f"created user {user.email}\t{user.id}" + ("\t(admin)" if user.is_admin else ""))
+    typer.echo(f"created user {user.email} (id {user.id}" + (", admin)" if user.is_admin else ")"))
 
 
 @users_app.command("list")
@@ -90,9 +93,18 @@ def users_list(as_json: JsonOpt = False, data_dir: DataDirOpt = None) -> None:
         return
     if not found:
         typer.echo("no users yet: run 'engramdb users create alice@example.com'")
-    for u in found:
-        flags = ",".join(f for f, on in (("default", u.is_default), ("admin", u.is_admin)) if on)
-        typer.echo(f"{u.email}\t{u.id}\t{flags or '-'}")
+        return
+    print_table(
+        ("e-mail", "id", "roles"),
+        (
+            (
+                u.email,
+                u.id,
+                ", ".join(f for f, on in (("default", u.is_default), ("admin", u.is_admin)) if on),
+            )
+            for u in found
+        ),
+    )
 
 
 @keys_app.command("create")
@@ -142,22 +154,26 @@ def keys_list(email: EmailArg, as_json: JsonOpt = False, data_dir: DataDirOpt = 
         return
     if not found:
         typer.echo(f"{email} has no API keys: run 'engramdb users keys create {email}'")
-    for k in found:
-        state = "revoked" if k.revoked else "active"
-        typer.echo(f"{k.id}\t{k.prefix}…\t{k.name or '-'}\t{state}")
+        return
+    print_table(
+        ("id", "prefix", "name", "state"),
+        ((k.id, f"{k.prefix}…", k.name, "revoked" if k.revoked else "active") for k in found),
+    )
 
 
 @keys_app.command("revoke")
 def keys_revoke(
     key_id: Annotated[str, typer.Argument(help="The key's id (see 'users keys list').")],
+    yes: YesOpt = False,
     data_dir: DataDirOpt = None,
 ) -> None:
-    """Revoke an API key at once."""
+    """Revoke an API key at once, for good (asks first; --yes skips)."""
     from engramdb.engine import get_engine
     from engramdb.facade import revoke_api_key
     from engramdb.validation import validate_uuid
 
     _configure(data_dir)
+    confirm(f"Revoke API key {key_id}? Programs using it will get 401 from now on.", yes=yes)
 
     async def work() -> None:
         ident = validate_uuid(key_id, "key_id")
@@ -224,22 +240,34 @@ def users_grants(
     data_dir: DataDirOpt = None,
 ) -> None:
     """List who holds which permission on a dataset (owner or share holder only)."""
-    from engramdb.facade import list_grants
+    from engramdb.facade import list_grants, list_users
 
     _configure(data_dir)
 
-    async def work() -> list[Grant]:
+    async def work() -> tuple[list[Grant], dict[UUID, str]]:
         grants: list[Grant] = await list_grants(_uuid(dataset_id), user=await _actor(acting))
-        return grants
+        emails = {u.id: u.email for u in await list_users()} if grants and not as_json else {}
+        return grants, emails
 
-    found = _run(work())
+    found, emails = _run(work())
     if as_json:
         _dump([g.model_dump(mode="json") for g in found])
         return
     if not found:
         typer.echo("no grants: only the owner can use this dataset")
-    for g in found:
-        typer.echo(f"{g.grantee_id}\t{g.permission}")
+        return
+    print_table(("grantee", "permission"), ((_grantee(g, emails), g.permission) for g in found))
+
+
+def _grantee(grant: Grant, emails: dict[UUID, str]) -> str:
+    """A user grantee by e-mail; a role or tenant by kind and id."""
+    if grant.grantee_kind == "user" and grant.grantee_id in emails:
+        return emails[grant.grantee_id]
+    return f"{grant.grantee_kind} {grant.grantee_id}"
+
+
+def _roles(user: User) -> str:
+    return ", ".join(f for f, on in (("default", user.is_default), ("admin", user.is_admin)) if on)
 
 
 def _perm(raw: str) -> Permission:

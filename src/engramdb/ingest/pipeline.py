@@ -46,13 +46,19 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: ``progress(stage, done, total)``; stage is "documents" (written or skipped so far).
+#: ``progress(stage, done, total)``, called from the start of the run and then often: stage
+#: "documents" counts documents written or skipped, "chunks" the chunks embedded so far (it moves
+#: within one large document too); ``total`` is known from the first call of each stage.
 ProgressCallback = Callable[[str, int, int], None]
 
 _COUNTS = ("documents", "skipped", "chunks", "summaries", "entities", "nodes", "edges", "vectors")
 
 #: How many chunks to gather (across documents) before one extraction + embedding pass.
 _WINDOW_CHUNKS = 256
+
+#: Texts per embedding call: the "chunks" progress moves after each (about every second on a
+#: laptop CPU with the default model).
+_EMBED_SLICE = 64
 
 
 def data_id_for(dataset_id: UUID, content_hash: str) -> UUID:
@@ -107,11 +113,18 @@ class _Run:
     timings: dict[str, float] = field(
         default_factory=lambda: {"chunk": 0.0, "extract": 0.0, "embed": 0.0, "write": 0.0}
     )
+    total_chunks: int = 0
+    #: Chunks of the windows already embedded (the current window's part is added on top).
+    chunks_before: int = 0
 
     def tick(self) -> None:
         if self.progress is not None:
             done = self.counts["documents"] + self.counts["skipped"]
             self.progress("documents", done, self.total_docs)
+
+    def chunk_tick(self, in_window: int) -> None:
+        if self.progress is not None:
+            self.progress("chunks", self.chunks_before + in_window, self.total_chunks)
 
     def all_counts(self) -> dict[str, int]:
         return {**self.counts, **self.usage.as_dict()}
@@ -125,8 +138,10 @@ async def ingest_documents(
     options: IngestOptions,
     *,
     progress: ProgressCallback | None = None,
+    run_id: UUID | None = None,
 ) -> RememberResult:
-    """Ingest ``docs`` into ``dataset`` and return what happened."""
+    """Ingest ``docs`` into ``dataset`` and return what happened; the pipeline run recorded (and
+    ``RememberResult.run_id``) has the id ``run_id`` when given."""
     started = time.perf_counter()
     run = _Run(store, embedder, dataset, options, progress, len(docs))
     lock = (
@@ -136,7 +151,7 @@ async def ingest_documents(
     )
     async with lock:
         await store.reap_dead_runs()
-        record = await store.start_run(dataset.id, "remember")
+        record = await store.start_run(dataset.id, "remember", run_id=run_id)
         try:
             await _ingest(run, docs)
         except BaseException as exc:
@@ -165,8 +180,27 @@ async def ingest_documents(
 
 
 async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
+    """Chunk every new document first (cheap, and it tells the progress its totals), then
+    extract, embed and write them in windows of about ``_WINDOW_CHUNKS`` chunks."""
+    run.tick()
+    prepared = await _prepare(run, docs)
+    run.total_chunks = sum(len(p.chunks) for p in prepared)
+    run.chunk_tick(0)
     window: list[PreparedDocument] = []
     window_chunks = 0
+    for item in prepared:
+        window.append(item)
+        window_chunks += len(item.chunks)
+        if window_chunks >= _WINDOW_CHUNKS:
+            await _flush(run, window)
+            window, window_chunks = [], 0
+    if window:
+        await _flush(run, window)
+
+
+async def _prepare(run: _Run, docs: Sequence[LoadedDocument]) -> list[PreparedDocument]:
+    """The documents to ingest, chunked; duplicates and already stored content are skipped."""
+    prepared: list[PreparedDocument] = []
     seen: set[str] = set()
     for doc in docs:
         data_id = doc.data_id or data_id_for(run.dataset.id, doc.content_hash)
@@ -186,13 +220,8 @@ async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
             )
         )
         run.timings["chunk"] += time.perf_counter() - t0
-        window.append(PreparedDocument(doc, data_id, chunks))
-        window_chunks += len(chunks)
-        if window_chunks >= _WINDOW_CHUNKS:
-            await _flush(run, window)
-            window, window_chunks = [], 0
-    if window:
-        await _flush(run, window)
+        prepared.append(PreparedDocument(doc, data_id, chunks))
+    return prepared
 
 
 def _skipped(run: _Run, data_id: UUID, name: str) -> None:
@@ -217,7 +246,7 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
         )
         for prepared in window
     ]
-    vectors = await _embed(run, plans)
+    vectors = await _embed(run, plans, sum(len(p.chunks) for p in window))
     for prepared, plan in zip(window, plans, strict=True):
         await _write(run, prepared, plan, vectors)
 
@@ -268,16 +297,30 @@ async def _existing_shared_nodes(run: _Run, window: list[PreparedDocument]) -> d
 
 
 async def _embed(
-    run: _Run, plans: list[DocumentPlan]
+    run: _Run, plans: list[DocumentPlan], window_chunks: int
 ) -> dict[tuple[str, str], np.ndarray[Any, Any]]:
-    """Embed every distinct (collection, text) the window needs, in one batched call."""
+    """Embed every distinct (collection, text) the window needs, ``_EMBED_SLICE`` texts per
+    call; after each call the "chunks" progress moves by the window's share embedded so far."""
     keys = list(dict.fromkeys((coll, text) for plan in plans for _, coll, text in plan.to_embed))
     texts = list(dict.fromkeys(text for _, text in keys))  # one vector per text
     t0 = time.perf_counter()
-    matrix = await run.embedder.embed(texts) if texts else None
+    # Shortest first, as a local embedder batches them (least padding); the share embedded is
+    # counted in characters, a fair proxy of the work.
+    texts.sort(key=len)
+    total_chars = sum(len(t) for t in texts) or 1
+    parts: list[np.ndarray[Any, Any]] = []
+    done_chars = 0
+    for start in range(0, len(texts), _EMBED_SLICE):
+        part = texts[start : start + _EMBED_SLICE]
+        parts.append(await run.embedder.embed(part))
+        done_chars += sum(len(t) for t in part)
+        run.chunk_tick(window_chunks * done_chars // total_chars)
     run.timings["embed"] += time.perf_counter() - t0
-    if matrix is None:
+    run.chunks_before += window_chunks
+    if not parts:
+        run.chunk_tick(0)
         return {}
+    matrix = np.vstack(parts)
     row = {text: i for i, text in enumerate(texts)}
     return {key: matrix[row[key[1]]].astype(np.float32) for key in keys}
 

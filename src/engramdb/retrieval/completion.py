@@ -37,6 +37,10 @@ from engramdb.errors import LLMNotConfiguredError
 from engramdb.models.results import ResponseGraphEntry
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
+from engramdb.spelling import option
+
+#: The two ways out of a missing LLM, named for every surface (see engramdb.spelling).
+_NO_LLM_TERMS = (option("only_context"), option("query_type", "CHUNKS", python="SearchType.CHUNKS"))
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPTS",
@@ -214,8 +218,9 @@ async def complete(
     if ctx.llm is None:
         raise LLMNotConfiguredError.needed_for(
             f"{search_type.value} writes its answer with an LLM",
-            "pass only_context=True to get the prompt",
-            "use SearchType.CHUNKS",
+            "pass {0} to get the prompt",
+            "use {1}",
+            terms=_NO_LLM_TERMS,
         )
     messages: list[Any] = [
         {"role": "system", "content": system},

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from engramdb.server.api_docs import add_api_docs
 from engramdb.server.bodies import components
 from engramdb.server.limits import BodyLimitMiddleware, Limits
 from engramdb.server.problems import install_problem_handlers
@@ -91,6 +92,7 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
         """Liveness: answers without authentication and without touching the store."""
         return HealthOut(version=__version__)
 
+    add_api_docs(app)
     app.openapi = _openapi_builder(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimitMiddleware, limits=limits or Limits())
     return app

@@ -98,7 +98,7 @@ async def cognify_route(request: Request, user: CurrentUser, engine: EngineDep) 
         task = result._task
         if task is not None:
             background = True
-            run = registry.add("cognify", user.id, task, result)
+            run = registry.add("cognify", user.id, task, result, run_id=result.run_id)
             result = result.model_copy(update={"run_id": run.run_id})
         answer[str(dataset_id)] = result
     code = status.HTTP_202_ACCEPTED if background else status.HTTP_200_OK

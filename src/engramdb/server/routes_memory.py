@@ -125,6 +125,7 @@ async def remember_route(
         task,
         result,
         cleanup=upload_dir.remove if upload_dir is not None else None,
+        run_id=result.run_id,
     )
     response.status_code = status.HTTP_202_ACCEPTED
     return result.model_copy(update={"run_id": run.run_id})

@@ -68,8 +68,10 @@ class RunRegistry:
         pending: BaseModel,
         *,
         cleanup: Callable[[], None] | None = None,
+        run_id: uuid.UUID | None = None,
     ) -> Run:
-        run = Run(uuid.uuid4(), kind, user_id, task, pending, cleanup=cleanup)
+        """Track ``task``; its id is ``run_id`` (the run's own, when it announced one) or new."""
+        run = Run(run_id or uuid.uuid4(), kind, user_id, task, pending, cleanup=cleanup)
         self._runs[run.run_id] = run
         task.add_done_callback(lambda _t: self._finished(run))
         self._prune()

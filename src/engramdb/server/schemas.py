@@ -3,7 +3,7 @@ see :mod:`engramdb.server.bodies`): problems, health, users, keys, grants, datas
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,15 @@ class Problem(BaseModel):
     status: int
     detail: str
     code: str
+    #: When ``detail`` names a verb to run or an option to pass: ``detail`` with ``{0}``,
+    #: ``{1}``... in their place, and the ``terms`` themselves (``{"verb": ...}`` or
+    #: ``{"option": ..., "value": ...}``), so a client can name them its own way.
+    template: str | None = Field(
+        default=None, description="detail with {0}, {1}... where it names the terms"
+    )
+    terms: list[dict[str, Any]] | None = Field(
+        default=None, description="the verbs and options detail names (engramdb.spelling.Term)"
+    )
 
 
 class HealthOut(BaseModel):

@@ -62,10 +62,19 @@ class StoreCore(
     # --- pipeline runs ---------------------------------------------------------------------------
 
     async def start_run(
-        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
+        self,
+        dataset_id: UUID,
+        pipeline: str,
+        *,
+        graph_writing: bool = True,
+        run_id: UUID | None = None,
     ) -> PipelineRun:
         run = rules.new_run(
-            dataset_id, pipeline, graph_writing=graph_writing, hostname=self._hostname
+            dataset_id,
+            pipeline,
+            graph_writing=graph_writing,
+            hostname=self._hostname,
+            run_id=run_id,
         )
         await self._record_run(run)
         return run

@@ -113,10 +113,18 @@ def _at_rev(mark: EntryMark, rating_rev: int) -> EntryMark:
 # --- pipeline runs ------------------------------------------------------------------------------
 
 
-def new_run(dataset_id: UUID, pipeline: str, *, graph_writing: bool, hostname: str) -> PipelineRun:
-    """A run as :meth:`Store.start_run` records it: started now by this process and host."""
+def new_run(
+    dataset_id: UUID,
+    pipeline: str,
+    *,
+    graph_writing: bool,
+    hostname: str,
+    run_id: UUID | None = None,
+) -> PipelineRun:
+    """A run as :meth:`Store.start_run` records it: started now by this process and host, with
+    the id ``run_id`` (a new one when None)."""
     return PipelineRun(
-        id=uuid4(),
+        id=run_id or uuid4(),
         dataset_id=dataset_id,
         pipeline=pipeline,
         status=RunStatus.STARTED,

@@ -45,6 +45,10 @@ from engramdb.retrieval.retrievers.chunks import (
     search_chunks,
     search_chunks_lexical,
 )
+from engramdb.spelling import option
+
+#: The two ways out of a missing LLM, named for every surface (see engramdb.spelling).
+_NO_LLM_TERMS = (option("only_context"), option("query_type", "CHUNKS", python="SearchType.CHUNKS"))
 
 __all__ = ["MAX_TOOL_STEPS", "AgentAction", "AgenticRetriever"]
 
@@ -91,8 +95,9 @@ class AgenticRetriever(Retriever):
         if ctx.llm is None:
             raise LLMNotConfiguredError.needed_for(
                 "AGENTIC_COMPLETION lets an LLM plan its searches",
-                "pass only_context=True to get the retrieved context",
-                "use SearchType.CHUNKS",
+                "pass {0} to get the retrieved context",
+                "use {1}",
+                terms=_NO_LLM_TERMS,
             )
         steps = _bounded(config.get("max_steps"), MAX_TOOL_STEPS, "max_steps")
         return list(await _Agent(ctx, opts, ctx.llm, steps, top_k).run())

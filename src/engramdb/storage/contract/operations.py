@@ -69,9 +69,15 @@ class OperationsStore(ABC):
 
     @abstractmethod
     async def start_run(
-        self, dataset_id: UUID, pipeline: str, *, graph_writing: bool = True
+        self,
+        dataset_id: UUID,
+        pipeline: str,
+        *,
+        graph_writing: bool = True,
+        run_id: UUID | None = None,
     ) -> PipelineRun:
-        """Record a run as started by this process (pid and hostname are stored)."""
+        """Record a run as started by this process (pid and hostname are stored), with the id
+        ``run_id`` when given (a background run announces its id before it starts)."""
 
     @abstractmethod
     async def finish_run(

@@ -19,7 +19,7 @@ from engramdb.errors import ConfigurationError, EngramValidationError
 from engramdb.storage.sqlite.database import damaged, translate_error
 from engramdb.storage.sqlite.schema import applied_versions
 
-__all__ = ["backup_database", "restore_database"]
+__all__ = ["backup_database", "check_backup", "restore_database"]
 
 
 def _copy(source: sqlite3.Connection, dest: Path) -> None:
@@ -56,7 +56,8 @@ def backup_database(path: Path, dest: Path) -> Path:
     return dest
 
 
-def _check_backup(src: Path) -> None:
+def check_backup(src: Path) -> None:
+    """Refuse (EngramValidationError) a ``src`` that is not a readable engramdb database."""
     if not src.is_file():
         raise EngramValidationError(f"no backup file at {src}")
     try:
@@ -75,7 +76,7 @@ def _check_backup(src: Path) -> None:
 def restore_database(src: Path, path: Path, *, overwrite: bool = False) -> None:
     """Put the backup ``src`` in place of the database at ``path`` (refused when one exists,
     unless ``overwrite``). Nothing is changed when ``src`` is not an engramdb database."""
-    _check_backup(src)
+    check_backup(src)
     if path.exists() and not overwrite:
         raise ConfigurationError(
             f"a database already exists in the data directory ({path.name}); pass --overwrite "
