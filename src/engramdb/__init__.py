@@ -56,7 +56,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, datasets, prune, session
+    from engramdb import access, datasets, prune, session, sync
     from engramdb.agent_context import agent_memory
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
@@ -204,6 +204,7 @@ _LAZY_MODULES = {
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
     "datasets": "engramdb.datasets",
+    "sync": "engramdb.sync",
 }
 
 __all__ = [
@@ -318,6 +319,7 @@ __all__ = [
     "select_tenant",
     "serve",
     "session",
+    "sync",
     "update",
     "visualize",
     "visualize_graph",

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from engramdb.providers.embedding.base import Embedder
     from engramdb.providers.llm.base import LLM
     from engramdb.storage.base import Store
+    from engramdb.sync import SyncEngine
 
 __all__ = ["Engine", "get_engine", "open_store"]
 
@@ -160,6 +161,19 @@ class Engine:
     def datasets(self) -> EngineNamespace:
         """cognee's ``datasets`` verbs on this engine (``await mem.datasets.list_data(id)``)."""
         return EngineNamespace(self, "engramdb.datasets")
+
+    def sync(self) -> SyncEngine:
+        """This engine with blocking verbs, on a private event-loop thread of its own (see
+        :mod:`engramdb.sync`)::
+
+            with engramdb.Engine(data_dir="./memory").sync() as mem:
+                mem.remember("Owls hunt at night.")
+                results = mem.recall("When do owls hunt?")
+
+        Use the engine through the returned object only; closing it closes the engine."""
+        from engramdb.sync import SyncEngine
+
+        return SyncEngine(self)
 
     async def __aenter__(self) -> Engine:
         return self

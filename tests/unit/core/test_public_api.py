@@ -126,6 +126,7 @@ EXPECTED_ALL = [
     "select_tenant",
     "serve",
     "session",
+    "sync",
     "update",
     "visualize",
     "visualize_graph",

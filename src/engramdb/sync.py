@@ -1,0 +1,307 @@
+"""``engramdb.sync``: every verb as a plain (blocking) function, for scripts and threads.
+
+Each function is derived from the verb table (:mod:`engramdb.verbs`) exactly as its async twin
+is: the same name, the same signature (the request model's), the same validation, the same
+result. ``engramdb.sync.recall(...)`` is ``await engramdb.recall(...)`` without an event loop::
+
+    import engramdb
+
+    engramdb.sync.remember("Owls hunt at night.", dataset_name="birds")
+    results = engramdb.sync.recall("When do owls hunt?", datasets=["birds"])
+    engramdb.sync.session.get_session("chat-1")     # the session verbs
+    engramdb.sync.datasets.list_data(dataset_id)     # cognee's datasets namespace
+
+The calls run on a private event loop on a dedicated thread (one for the module-level
+functions, one per :meth:`engramdb.Engine.sync` engine), so they work from a plain script, from
+several threads at once, and from a worker thread while another event loop runs in the main
+thread. Calling one from a coroutine (a running event loop on the calling thread) would block
+that loop: it raises :class:`SyncInLoopError`, naming the verb to ``await`` instead.
+
+The loop thread is stopped, and the engine it used closed, at interpreter exit (``atexit``), by
+:func:`close` for the module-level functions, or by leaving a ``with engine.sync() as mem:``
+block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures.thread  # noqa: F401 - its exit hook must be registered before ours
+import inspect
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from engramdb.errors import ConfigurationError
+from engramdb.verbs import VERBS
+from engramdb.verbs.spec import Verb
+
+if TYPE_CHECKING:
+    from engramdb.engine import Engine
+
+__all__ = [
+    "LoopThread",
+    "SyncEngine",
+    "SyncInLoopError",
+    "SyncNamespace",
+    "close",
+    "sync_function",
+    "sync_functions",
+]
+
+#: The namespaces a verb can live in, and the attribute they are reached under.
+NAMESPACES = {
+    "engramdb.session": "session",
+    "engramdb.prune": "prune",
+    "engramdb.datasets": "datasets",
+}
+
+
+class SyncInLoopError(ConfigurationError):
+    """A blocking verb was called on a thread whose event loop is running."""
+
+
+class LoopThread:
+    """A private event loop running on its own daemon thread; :meth:`run` submits a coroutine
+    to it and blocks the calling thread until it is done."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def _start(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise ConfigurationError(
+                    f"{self._name} was closed; create a new one to run verbs again"
+                )
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                thread = threading.Thread(target=serve, name=self._name, daemon=True)
+                thread.start()
+                ready.wait()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def run(self, work: Callable[[], Coroutine[Any, Any, Any]], verb: str) -> Any:
+        """Run ``work()`` on the loop thread and return its result (its exception is raised
+        here). Refused on a thread whose own event loop is running."""
+        refuse_in_loop(verb)
+        loop = self._start()
+        if threading.current_thread() is self._thread:
+            raise SyncInLoopError(
+                f"engramdb.sync.{verb}() was called from a coroutine running on engramdb's own "
+                f"sync loop; await the async verb (await engramdb.{verb}(...)) there"
+            )
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(work(), loop)
+        return future.result()
+
+    def close(self, final: Callable[[], Coroutine[Any, Any, Any]] | None = None) -> None:
+        """Run ``final()`` on the loop (closing what it used), then stop the thread.
+        Idempotent; the runner refuses work afterwards."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+        try:
+            if final is not None:
+                asyncio.run_coroutine_threadsafe(final(), loop).result(timeout=60)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=10)
+            if not thread.is_alive():
+                loop.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+def refuse_in_loop(verb: str) -> None:
+    """Raise :class:`SyncInLoopError` when the calling thread runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise SyncInLoopError(
+        f"engramdb.sync.{verb}() blocks, and it was called inside a running event loop; in "
+        f"async code await the async verb instead: await engramdb.{verb}(...) (or "
+        f"await engine.{verb}(...))"
+    )
+
+
+SyncFunction = Callable[..., Any]
+
+
+def at_exit(close: Callable[[], None]) -> None:
+    """Run ``close`` when the interpreter exits, before the thread pools refuse new work (the
+    engine's close still runs blocking calls in worker threads): threading's own exit hooks run
+    in reverse order of registration, ahead of ``atexit``."""
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:  # pragma: no cover - every supported CPython has it
+        atexit.register(close)
+        return
+    try:
+        register(close)
+    except RuntimeError:  # registering while the interpreter already shuts down
+        atexit.register(close)
+
+
+def sync_function(
+    verb: Verb[Any, Any],
+    runner: LoopThread,
+    call: Callable[[Verb[Any, Any], Any], Coroutine[Any, Any, Any]],
+) -> SyncFunction:
+    """A blocking function with ``verb``'s signature: validates its arguments into the verb's
+    request on the calling thread, then runs ``call(verb, request)`` on ``runner``'s loop."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        refuse_in_loop(verb.name)
+        request = verb.bind(args, kwargs)
+        return runner.run(lambda: call(verb, request), verb.name)
+
+    run.__name__ = run.__qualname__ = verb.name
+    run.__module__ = "engramdb.sync"
+    run.__signature__ = verb.signature  # type: ignore[attr-defined]
+    run.__doc__ = inspect.getdoc(verb.handler)
+    run.__engramdb_verb__ = verb.name  # type: ignore[attr-defined]
+    return run
+
+
+def sync_functions(
+    namespace: str,
+    runner: LoopThread,
+    call: Callable[[Verb[Any, Any], Any], Coroutine[Any, Any, Any]],
+) -> dict[str, SyncFunction]:
+    """The blocking function of every verb of ``namespace``, by name."""
+    return {
+        name: sync_function(verb, runner, call)
+        for name, verb in VERBS.items()
+        if verb.namespace == namespace
+    }
+
+
+class SyncNamespace:
+    """The blocking verbs of one namespace (``engramdb.sync.session``, ``mem.datasets``)."""
+
+    def __init__(self, functions: dict[str, SyncFunction], namespace: str) -> None:
+        self._functions = functions
+        self._namespace = namespace
+
+    def __getattr__(self, name: str) -> SyncFunction:
+        try:
+            return self._functions[name]
+        except KeyError:
+            raise AttributeError(f"{self._namespace} has no verb {name!r}") from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._functions)
+
+
+class SyncEngine:
+    """An :class:`~engramdb.Engine` with blocking verbs (``Engine.sync()``)::
+
+        with engramdb.Engine(data_dir="./memory").sync() as mem:
+            mem.remember("Owls hunt at night.")
+            print(mem.recall("When do owls hunt?"))
+
+    Every verb of the engine is a method with the same signature; the namespaced ones as
+    ``mem.session.*``, ``mem.prune.*``, ``mem.datasets.*``. The engine runs on a private loop
+    thread of its own: use it through this object only. :meth:`close` (or leaving the
+    ``with`` block, or interpreter exit) closes the engine and stops the thread.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._runner = LoopThread(f"engramdb-sync-{id(engine):x}")
+
+        async def call(verb: Verb[Any, Any], request: Any) -> Any:
+            engine._check_open()
+            return await verb.handler(engine, request)
+
+        self._functions = sync_functions("engramdb", self._runner, call)
+        self._namespaces = {
+            attr: SyncNamespace(sync_functions(ns, self._runner, call), ns)
+            for ns, attr in NAMESPACES.items()
+        }
+        at_exit(self.close)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._namespaces:
+            return self._namespaces[name]
+        try:
+            return self._functions[name]
+        except KeyError:
+            raise AttributeError(f"SyncEngine has no verb {name!r}") from None
+
+    def __dir__(self) -> list[str]:
+        return sorted([*self._functions, *self._namespaces, "close", "engine"])
+
+    def __enter__(self) -> SyncEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the engine (waiting for its background runs) and stop the loop thread."""
+        self._runner.close(self.engine.close)
+
+
+async def _call_current(verb: Verb[Any, Any], request: Any) -> Any:
+    from engramdb.remote.switch import active_client
+
+    return await active_client().call(verb, request)
+
+
+_runner = LoopThread("engramdb-sync")
+
+
+def close() -> None:
+    """Close the default engine the module-level functions used and stop their loop thread
+    (also done at interpreter exit). A later call starts a fresh one."""
+    global _runner
+    from engramdb.engine import close_default_engine
+
+    runner, _runner = _runner, LoopThread("engramdb-sync")
+    _rebind(_runner)
+    runner.close(close_default_engine)
+
+
+def _rebind(runner: LoopThread) -> None:
+    globals().update(sync_functions("engramdb", runner, _call_current))
+    for ns, attr in NAMESPACES.items():
+        globals()[attr] = SyncNamespace(sync_functions(ns, runner, _call_current), ns)
+
+
+def _close_at_exit() -> None:
+    from engramdb.engine import close_default_engine
+
+    _runner.close(close_default_engine)
+
+
+at_exit(_close_at_exit)
+
+
+def __getattr__(name: str) -> Any:
+    raise AttributeError(f"module 'engramdb.sync' has no verb {name!r}")
+
+
+_rebind(_runner)
