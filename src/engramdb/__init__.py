@@ -58,6 +58,7 @@ from engramdb.settings import config
 if _typing.TYPE_CHECKING:
     from engramdb import access, datasets, prune, session, sync
     from engramdb.agent_context import agent_memory
+    from engramdb.archive import export_archive, import_archive
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
@@ -193,6 +194,8 @@ _LAZY = {
     "run_custom_pipeline": "engramdb.pipelines",
     "memify": "engramdb.pipelines",
     "agent_memory": "engramdb.agent_context",
+    "export_archive": "engramdb.archive",
+    "import_archive": "engramdb.archive",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -290,11 +293,13 @@ __all__ = [
     "datasets",
     "delete",
     "disconnect",
+    "export_archive",
     "forget",
     "get_graph",
     "get_memory_provenance_graph",
     "get_node",
     "grant",
+    "import_archive",
     "improve",
     "list_api_keys",
     "list_conflicts",

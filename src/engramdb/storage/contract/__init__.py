@@ -2,6 +2,7 @@
 combines them."""
 
 from engramdb.storage.contract.access import AccessStore
+from engramdb.storage.contract.archive import ArchiveStore
 from engramdb.storage.contract.derived import DerivedStore
 from engramdb.storage.contract.documents import DocumentStore
 from engramdb.storage.contract.operations import OperationsStore
@@ -10,6 +11,7 @@ from engramdb.storage.contract.sessions import SessionStore
 
 __all__ = [
     "AccessStore",
+    "ArchiveStore",
     "DerivedStore",
     "DocumentStore",
     "OperationsStore",
