@@ -18,8 +18,10 @@ import pytest
 import engramdb
 from engramdb.archive import format as fmt
 from engramdb.engine import Engine
+from engramdb.settings import config
 from engramdb.storage.sqlite import SqliteStore
 from engramdb.storage.types import DocumentWrite
+from tests.support.openai_server import OpenAIServer
 
 TEXTS = (
     "Marie Curie worked in Paris. She discovered polonium with Pierre Curie.",
@@ -27,6 +29,12 @@ TEXTS = (
     "Herons wade in shallow water and eat fish.",
 )
 QUESTIONS = ("Who discovered polonium?", "Where does the barn owl live?", "What do herons eat?")
+
+
+@pytest.fixture(autouse=True)
+def personalised() -> None:
+    """Ratings become preference nodes (derived elements the archive must carry)."""
+    config.set("personalization_enabled", True)
 
 
 async def build_sample(mem: Engine) -> None:
@@ -78,6 +86,8 @@ async def test_an_archive_holds_every_kind_and_moves_the_store(tmp_path: Path) -
     counts = report.records
     for kind in ("data.jsonl", "nodes.jsonl", "edges.jsonl", "index.jsonl", "derived.jsonl"):
         assert counts[kind] > 0, kind
+    owners = {r["owner"].split(":")[0] for r in records(tmp_path / "one", "derived.jsonl")}
+    assert owners == {"global_context_index", "preferences"}
     for kind in ("staged.jsonl", "grants.jsonl", "session_qa.jsonl", "session_traces.jsonl"):
         assert counts[kind] == 1, kind
     assert counts["session_guidance.jsonl"] == 1 and counts["session_marks.jsonl"] > 0
@@ -246,3 +256,29 @@ async def test_export_refuses_an_existing_destination(tmp_path: Path) -> None:
         with pytest.raises(engramdb.EngramValidationError, match="exists"):
             await engramdb.export_archive(tmp_path / "taken", engine=source)
     assert (tmp_path / "taken" / "file").read_text() == "mine"
+
+
+async def test_fact_conflicts_and_their_resolution_travel(
+    tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    """A conflict improve found (through the real LLM client) and the user's resolution of it
+    are the same after an import, and recall still labels the facts."""
+    from tests.integration.test_conflicts import _setup, _verdict
+
+    await _setup(openai_server)
+    openai_server.enqueue("chat/completions", _verdict(openai_server, current=2))
+    await engramdb.improve(build_global_context_index=False)
+    (conflict,) = await engramdb.list_conflicts()
+    paris = next(f for f in conflict.facts if f.value == "Paris")
+    resolved = await engramdb.resolve_conflict(conflict.id, paris.edge_id)
+    report = await engramdb.export_archive(tmp_path / "one")
+    assert report.records["derived.jsonl"] > 0
+    async with Engine(data_dir=tmp_path / "b") as target:
+        await engramdb.import_archive(tmp_path / "one", engine=target)
+        (moved,) = await target.list_conflicts()
+        assert moved == resolved
+        hits = await target.recall("Alice Smith Paris", engramdb.SearchType.CHUNKS)
+        labelled = next(h for h in hits if "Paris" in h.text)
+        assert labelled.metadata["fact_conflicts"] == [
+            "Alice Smith live in Paris [current, effective 2020-01-01]"
+        ]

@@ -12,10 +12,12 @@ import pytest
 
 import engramdb
 from engramdb.engine import Engine
-from tests.integration.test_archive import answers, archive_files, build_sample
+from tests.integration.test_archive import answers, archive_files, build_sample, personalised
 from tests.postgres.server import PostgresServer
 
 pytestmark = pytest.mark.postgres
+
+__all__ = ["personalised"]  # the fixture, used here too
 
 
 async def test_sqlite_to_postgres_and_back_gives_byte_identical_archives(
