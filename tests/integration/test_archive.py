@@ -282,3 +282,44 @@ async def test_fact_conflicts_and_their_resolution_travel(
         assert labelled.metadata["fact_conflicts"] == [
             "Alice Smith live in Paris [current, effective 2020-01-01]"
         ]
+
+
+def test_the_commands_export_and_import(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from engramdb.cli import app
+
+    cli = CliRunner()
+    live, copy = str(tmp_path / "live"), str(tmp_path / "copy")
+    for text in TEXTS:
+        assert cli.invoke(app, ["remember", text, "--data-dir", live]).exit_code == 0
+    out = cli.invoke(app, ["export", str(tmp_path / "a.zip"), "--data-dir", live, "--with-vectors"])
+    assert out.exit_code == 0, out.output
+    assert "exported 1 dataset(s), 3 document(s)" in out.output
+    first = cli.invoke(app, ["import", str(tmp_path / "a.zip"), "--data-dir", copy])
+    assert first.exit_code == 0, first.output
+    assert "3 document(s) written, 0 already there, 0 vector(s) embedded" in first.output
+    again = cli.invoke(app, ["import", str(tmp_path / "a.zip"), "--data-dir", copy])
+    assert "0 document(s) written, 3 already there" in again.output
+    found = cli.invoke(app, ["recall", "What do herons eat?", "--data-dir", copy])
+    assert found.exit_code == 0 and "Herons" in found.output
+    (tmp_path / "a.zip").write_bytes(b"PK not really")
+    broken = cli.invoke(app, ["import", str(tmp_path / "a.zip"), "--data-dir", copy])
+    assert broken.exit_code == 2 and "not a usable engramdb archive" in broken.output
+    taken = cli.invoke(app, ["export", str(tmp_path / "a.zip"), "--data-dir", live])
+    assert taken.exit_code == 2 and "exists" in taken.output
+
+
+async def test_a_dataset_name_taken_by_another_dataset_is_refused_before_writing(
+    tmp_path: Path,
+) -> None:
+    async with Engine(data_dir=tmp_path / "a") as source:
+        await build_sample(source)
+        await engramdb.export_archive(tmp_path / "one", engine=source)
+    async with Engine(data_dir=tmp_path / "b") as target:
+        await target.remember("Something else entirely.", dataset_name="science")
+        with pytest.raises(engramdb.ConflictError, match="'science'"):
+            await engramdb.import_archive(tmp_path / "one", engine=target)
+        assert [d.name for d in await target.list_datasets()] == ["science"]
+        assert await target.store.find_user_by_email("colleague@example.com") is None
+        assert await target.session.list_sessions() == []

@@ -77,7 +77,7 @@ async def import_store(
         )
         for d in archive.of("datasets.jsonl")
     ]
-    await _check_datasets(engine, datasets)
+    await _check_embeddings(engine, datasets)
     created = 0
     for dataset in datasets:
         if await store.get_dataset(dataset.id) is None:
@@ -108,11 +108,23 @@ async def import_store(
 
 async def _users(store: Store, archive: Archive, user: User | None) -> dict[str, UUID]:
     """E-mail -> user id in the target store (the default user is the target's default user;
-    others are found by e-mail, or created). With ``user``, every name maps to that user."""
+    others are found by e-mail, or created). With ``user``, every name maps to that user.
+    Refuses a dataset name clash (see :func:`_check_clash`) before creating anyone."""
     users = archive.of("users.jsonl")
     if user is not None:
-        return {u.email: user.id for u in users}
-    found: dict[str, UUID] = {}
+        found = {u.email: user.id for u in users}
+        await _check_clash(store, archive, found)
+        return found
+    found = {}
+    for item in users:
+        existing = (
+            await store.get_default_user()
+            if item.is_default
+            else await store.find_user_by_email(item.email)
+        )
+        if existing is not None:
+            found[item.email] = existing.id
+    await _check_clash(store, archive, found)
     for item in users:
         if item.is_default:
             target = await store.get_or_create_default_user()
@@ -125,21 +137,27 @@ async def _users(store: Store, archive: Archive, user: User | None) -> dict[str,
     return found
 
 
-async def _check_datasets(engine: Engine, datasets: Sequence[Dataset]) -> None:
-    """Refuse, before writing anything, a dataset whose owner already has another of its name."""
-    store = engine.store
-    for dataset in datasets:
-        same = await store.find_dataset(dataset.owner_id, dataset.name)
+async def _check_clash(store: Store, archive: Archive, owners: dict[str, UUID]) -> None:
+    """Refuse, before writing anything, a dataset whose owner already has another of its name
+    (a user the store does not hold yet owns nothing)."""
+    for dataset in archive.of("datasets.jsonl"):
+        owner = owners.get(dataset.owner)
+        same = None if owner is None else await store.find_dataset(owner, dataset.name)
         if same is not None and same.id != dataset.id:
             raise ConflictError(
                 f"the store already has a dataset named {dataset.name!r} (id {same.id}) of the "
                 f"same owner, and the archive's is another one ({dataset.id}); forget it, or "
                 "import into another store; nothing was imported"
             )
-        stored = await store.get_dataset(dataset.id)
-        if stored is not None:
-            from engramdb.engine import check_embedding
 
+
+async def _check_embeddings(engine: Engine, datasets: Sequence[Dataset]) -> None:
+    """Refuse a dataset already in the store with vectors of another embedder."""
+    from engramdb.engine import check_embedding
+
+    for dataset in datasets:
+        stored = await engine.store.get_dataset(dataset.id)
+        if stored is not None:
             check_embedding(stored, engine.embedder)
 
 

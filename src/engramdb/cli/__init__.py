@@ -12,6 +12,7 @@ from uuid import UUID
 
 import typer
 
+from engramdb.cli.archive import register as register_archive
 from engramdb.cli.cognee import register as register_cognee
 from engramdb.cli.store import register as register_store
 from engramdb.errors import EngramError
@@ -501,6 +502,7 @@ def mcp_command(
 
 register_cognee(app)
 register_store(app, _run, _configure)
+register_archive(app, _run, _configure)
 
 
 def main() -> None:
