@@ -6,7 +6,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,9 +121,8 @@ def _email(users: dict[UUID, User], user_id: UUID) -> str:
     return str(user_id) if found is None else found.email
 
 
-def _lines(records: Iterable[BaseModel], *fields: str) -> tuple[bytes, int]:
-    ordered = sorted(records, key=fmt.sort_key(fields))
-    return fmt.encode_lines(ordered), len(ordered)
+def _lines(records: Sequence[BaseModel], *fields: str) -> tuple[bytes, int]:
+    return fmt.encode_lines(records, fields), len(records)
 
 
 async def _collect(

@@ -279,9 +279,13 @@ def canonical(value: Any) -> str:
     )
 
 
-def encode_lines(records: Iterable[BaseModel]) -> bytes:
-    """The JSON Lines bytes of ``records`` (each line canonical, ``\\n``-terminated)."""
-    return b"".join((canonical(r.model_dump(mode="json")) + "\n").encode("utf-8") for r in records)
+def encode_lines(records: Iterable[BaseModel], order: Sequence[str] = ()) -> bytes:
+    """The JSON Lines bytes of ``records`` (each line canonical, ``\\n``-terminated), sorted by
+    the JSON values of the ``order`` fields (compared as text)."""
+    dumped = [r.model_dump(mode="json") for r in records]
+    if order:
+        dumped.sort(key=lambda d: tuple("" if d.get(f) is None else str(d[f]) for f in order))
+    return b"".join((canonical(d) + "\n").encode("utf-8") for d in dumped)
 
 
 def sha256(data: bytes) -> str:
@@ -297,13 +301,3 @@ def decode_vector(text: str, dim: int) -> np.ndarray[Any, np.dtype[np.float32]]:
     if array.shape != (dim,):
         raise ValueError(f"vector of {array.shape[0]} values, dim says {dim}")
     return array
-
-
-def sort_key(fields: Sequence[str]) -> Any:
-    """A sort key over the JSON form of a record (strings compare as text)."""
-
-    def key(record: BaseModel) -> tuple[str, ...]:
-        dumped = record.model_dump(mode="json")
-        return tuple("" if dumped.get(f) is None else str(dumped[f]) for f in fields)
-
-    return key
