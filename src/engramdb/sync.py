@@ -31,6 +31,7 @@ import inspect
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engramdb.errors import ConfigurationError
@@ -38,6 +39,7 @@ from engramdb.verbs import VERBS
 from engramdb.verbs.spec import Verb
 
 if TYPE_CHECKING:
+    from engramdb.archive import ExportReport, ImportReport
     from engramdb.engine import Engine
 
 __all__ = [
@@ -46,6 +48,8 @@ __all__ = [
     "SyncInLoopError",
     "SyncNamespace",
     "close",
+    "export_archive",
+    "import_archive",
     "sync_function",
     "sync_functions",
 ]
@@ -164,16 +168,17 @@ def at_exit(close: Callable[[], None]) -> None:
 
 def sync_function(
     verb: Verb[Any, Any],
-    runner: LoopThread,
+    runner: Callable[[], LoopThread],
     call: Callable[[Verb[Any, Any], Any], Coroutine[Any, Any, Any]],
 ) -> SyncFunction:
     """A blocking function with ``verb``'s signature: validates its arguments into the verb's
-    request on the calling thread, then runs ``call(verb, request)`` on ``runner``'s loop."""
+    request on the calling thread, then runs ``call(verb, request)`` on the loop of
+    ``runner()`` (looked up at each call)."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         refuse_in_loop(verb.name)
         request = verb.bind(args, kwargs)
-        return runner.run(lambda: call(verb, request), verb.name)
+        return runner().run(lambda: call(verb, request), verb.name)
 
     run.__name__ = run.__qualname__ = verb.name
     run.__module__ = "engramdb.sync"
@@ -185,7 +190,7 @@ def sync_function(
 
 def sync_functions(
     namespace: str,
-    runner: LoopThread,
+    runner: Callable[[], LoopThread],
     call: Callable[[Verb[Any, Any], Any], Coroutine[Any, Any, Any]],
 ) -> dict[str, SyncFunction]:
     """The blocking function of every verb of ``namespace``, by name."""
@@ -234,9 +239,10 @@ class SyncEngine:
             engine._check_open()
             return await verb.handler(engine, request)
 
-        self._functions = sync_functions("engramdb", self._runner, call)
+        runner = self._runner
+        self._functions = sync_functions("engramdb", lambda: runner, call)
         self._namespaces = {
-            attr: SyncNamespace(sync_functions(ns, self._runner, call), ns)
+            attr: SyncNamespace(sync_functions(ns, lambda: runner, call), ns)
             for ns, attr in NAMESPACES.items()
         }
         at_exit(self.close)
@@ -252,7 +258,24 @@ class SyncEngine:
             raise AttributeError(f"SyncEngine has no verb {name!r}") from None
 
     def __dir__(self) -> list[str]:
-        return sorted([*self._functions, *self._namespaces, "close", "engine"])
+        methods = ["close", "engine", "export_archive", "import_archive"]
+        return sorted([*self._functions, *self._namespaces, *methods])
+
+    def export_archive(self, dest: str | Path, **options: Any) -> ExportReport:
+        """:func:`engramdb.export_archive` of this engine's store, blocking."""
+        from engramdb import archive
+
+        return self._runner.run(  # type: ignore[no-any-return]
+            lambda: archive.export_archive(dest, engine=self.engine, **options), "export_archive"
+        )
+
+    def import_archive(self, src: str | Path, **options: Any) -> ImportReport:
+        """:func:`engramdb.import_archive` into this engine's store, blocking."""
+        from engramdb import archive
+
+        return self._runner.run(  # type: ignore[no-any-return]
+            lambda: archive.import_archive(src, engine=self.engine, **options), "import_archive"
+        )
 
     def __enter__(self) -> SyncEngine:
         return self
@@ -274,6 +297,10 @@ async def _call_current(verb: Verb[Any, Any], request: Any) -> Any:
 _runner = LoopThread("engramdb-sync")
 
 
+def _current() -> LoopThread:
+    return _runner
+
+
 def close() -> None:
     """Close the default engine the module-level functions used and stop their loop thread
     (also done at interpreter exit). A later call starts a fresh one."""
@@ -281,14 +308,25 @@ def close() -> None:
     from engramdb.engine import close_default_engine
 
     runner, _runner = _runner, LoopThread("engramdb-sync")
-    _rebind(_runner)
     runner.close(close_default_engine)
 
 
-def _rebind(runner: LoopThread) -> None:
-    globals().update(sync_functions("engramdb", runner, _call_current))
-    for ns, attr in NAMESPACES.items():
-        globals()[attr] = SyncNamespace(sync_functions(ns, runner, _call_current), ns)
+def export_archive(dest: str | Path, **options: Any) -> ExportReport:
+    """:func:`engramdb.export_archive`, blocking (same options)."""
+    from engramdb import archive
+
+    return _current().run(  # type: ignore[no-any-return]
+        lambda: archive.export_archive(dest, **options), "export_archive"
+    )
+
+
+def import_archive(src: str | Path, **options: Any) -> ImportReport:
+    """:func:`engramdb.import_archive`, blocking (same options)."""
+    from engramdb import archive
+
+    return _current().run(  # type: ignore[no-any-return]
+        lambda: archive.import_archive(src, **options), "import_archive"
+    )
 
 
 def _close_at_exit() -> None:
@@ -298,10 +336,12 @@ def _close_at_exit() -> None:
 
 
 at_exit(_close_at_exit)
+globals().update(sync_functions("engramdb", _current, _call_current))
+for _namespace, _attr in NAMESPACES.items():
+    globals()[_attr] = SyncNamespace(
+        sync_functions(_namespace, _current, _call_current), _namespace
+    )
 
 
 def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'engramdb.sync' has no verb {name!r}")
-
-
-_rebind(_runner)

@@ -323,3 +323,17 @@ async def test_a_dataset_name_taken_by_another_dataset_is_refused_before_writing
         assert [d.name for d in await target.list_datasets()] == ["science"]
         assert await target.store.find_user_by_email("colleague@example.com") is None
         assert await target.session.list_sessions() == []
+
+
+async def test_connected_to_a_server_the_default_store_is_not_exported(tmp_path: Path) -> None:
+    """An archive is read and written where the store is: over HTTP it is refused, naming the
+    command to run on the server."""
+    engramdb.serve("http://127.0.0.1:9")  # not awaited: nothing is contacted
+    try:
+        with pytest.raises(engramdb.FeatureNotAvailableError, match="engramdb export"):
+            await engramdb.export_archive(tmp_path / "x")
+        with pytest.raises(engramdb.FeatureNotAvailableError, match="engramdb import"):
+            await engramdb.import_archive(tmp_path / "x")
+    finally:
+        await engramdb.disconnect()
+    assert not (tmp_path / "x").exists()

@@ -135,3 +135,29 @@ def test_a_plain_script_exits_cleanly_without_closing(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Owls hunt at night."
     assert "Traceback" not in done.stderr and "never awaited" not in done.stderr
+
+
+def test_archives_export_and_import_without_a_loop(tmp_path: Path) -> None:
+    with engramdb.Engine(data_dir=tmp_path / "a").sync() as mem:
+        mem.remember("Owls hunt at night.", self_improvement=False)
+        assert mem.export_archive(tmp_path / "owls.zip").records["data.jsonl"] == 1
+    with engramdb.Engine(data_dir=tmp_path / "b").sync() as mem:
+        assert mem.import_archive(tmp_path / "owls.zip").documents_written == 1
+        assert [r.text for r in mem.recall("owls", engramdb.SearchType.CHUNKS)] == [
+            "Owls hunt at night."
+        ]
+    try:
+        assert sync.import_archive(tmp_path / "owls.zip").documents_written == 1
+        assert sync.export_archive(tmp_path / "again.zip").records["data.jsonl"] == 1
+    finally:
+        sync.close()
+
+
+def test_a_function_imported_before_close_keeps_working() -> None:
+    from engramdb.sync import list_datasets
+
+    sync.close()
+    try:
+        assert list_datasets() == []
+    finally:
+        sync.close()

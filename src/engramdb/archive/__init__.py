@@ -46,11 +46,10 @@ async def export_archive(
     Runs on ``engine``, or the default engine. Two exports of equal stores are byte-identical.
     """
     from engramdb.archive.export import export_store
-    from engramdb.engine import get_engine
 
     wanted = [datasets] if isinstance(datasets, str | UUID) else datasets
     return await export_store(
-        engine or get_engine(), dest, datasets=wanted, with_vectors=with_vectors, user=user
+        engine or _local("export"), dest, datasets=wanted, with_vectors=with_vectors, user=user
     )
 
 
@@ -68,7 +67,22 @@ async def import_archive(
     engine."""
     from engramdb.archive.importer import import_store
     from engramdb.archive.reader import read_archive
-    from engramdb.engine import get_engine
 
+    target = engine or _local("import")
     archive = read_archive(src)
-    return await import_store(engine or get_engine(), archive, user=user)
+    return await import_store(target, archive, user=user)
+
+
+def _local(what: str) -> Engine:
+    """The default engine; refused while connected to a server (the archive is read and
+    written where the store is)."""
+    from engramdb.engine import get_engine
+    from engramdb.errors import FeatureNotAvailableError
+    from engramdb.remote.switch import current_client
+
+    if current_client() is not None:
+        raise FeatureNotAvailableError(
+            f"{what} runs where the store is, not over HTTP: run 'engramdb {what}' on the "
+            "server's machine (or pass engine=engramdb.Engine(...) for a local store)"
+        )
+    return get_engine()
