@@ -337,3 +337,24 @@ async def test_connected_to_a_server_the_default_store_is_not_exported(tmp_path:
     finally:
         await engramdb.disconnect()
     assert not (tmp_path / "x").exists()
+
+
+async def test_importing_as_a_user_makes_everything_theirs(tmp_path: Path) -> None:
+    async with Engine(data_dir=tmp_path / "a") as source:
+        await build_sample(source)
+        await engramdb.export_archive(tmp_path / "one", engine=source)
+        before = await answers(source)
+    async with Engine(data_dir=tmp_path / "b") as target:
+        bob = await target.create_user("bob@example.com")
+        await engramdb.import_archive(tmp_path / "one", engine=target, user=bob)
+        mine = await target.list_datasets(user=bob)
+        assert sorted(d.name for d in mine) == ["birds", "private", "science"]
+        assert all(d.owner_id == bob.id for d in mine)
+        assert await target.list_datasets() == [], "the default user got nothing"
+        assert [s.session_id for s in await target.session.list_sessions(user=bob)] == ["chat-1"]
+        assert await target.store.find_user_by_email("colleague@example.com") is None
+        found = [
+            [r.text for r in await target.recall(q, "CHUNKS", datasets=["science"], user=bob)]
+            for q in QUESTIONS
+        ]
+        assert found == before
