@@ -101,13 +101,8 @@ class LoopThread:
     def run(self, work: Callable[[], Coroutine[Any, Any, Any]], verb: str) -> Any:
         """Run ``work()`` on the loop thread and return its result (its exception is raised
         here). Refused on a thread whose own event loop is running."""
-        refuse_in_loop(verb)
+        refuse_in_loop(verb)  # the loop thread itself included: its loop is running
         loop = self._start()
-        if threading.current_thread() is self._thread:
-            raise SyncInLoopError(
-                f"engramdb.sync.{verb}() was called from a coroutine running on engramdb's own "
-                f"sync loop; await the async verb (await engramdb.{verb}(...)) there"
-            )
         future: Future[Any] = asyncio.run_coroutine_threadsafe(work(), loop)
         return future.result()
 
@@ -120,7 +115,11 @@ class LoopThread:
             self._closed = True
             loop, thread = self._loop, self._thread
             self._loop = self._thread = None
-        if loop is None or thread is None:
+        if loop is None or thread is None:  # never used: close on a short-lived loop
+            if final is not None:
+                closer = threading.Thread(target=lambda: asyncio.run(final()), daemon=True)
+                closer.start()
+                closer.join(timeout=60)
             return
         try:
             if final is not None:
@@ -137,7 +136,8 @@ class LoopThread:
 
 
 def refuse_in_loop(verb: str) -> None:
-    """Raise :class:`SyncInLoopError` when the calling thread runs an event loop."""
+    """Raise :class:`SyncInLoopError` when the calling thread runs an event loop. ``verb`` is
+    the path below ``engramdb`` (``recall``, ``session.add_feedback``)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -175,10 +175,14 @@ def sync_function(
     request on the calling thread, then runs ``call(verb, request)`` on the loop of
     ``runner()`` (looked up at each call)."""
 
+    path = (
+        verb.name if verb.namespace == "engramdb" else f"{NAMESPACES[verb.namespace]}.{verb.name}"
+    )
+
     def run(*args: Any, **kwargs: Any) -> Any:
-        refuse_in_loop(verb.name)
+        refuse_in_loop(path)
         request = verb.bind(args, kwargs)
-        return runner().run(lambda: call(verb, request), verb.name)
+        return runner().run(lambda: call(verb, request), path)
 
     run.__name__ = run.__qualname__ = verb.name
     run.__module__ = "engramdb.sync"

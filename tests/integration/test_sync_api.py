@@ -108,6 +108,8 @@ def test_calling_a_sync_verb_inside_a_running_loop_says_to_await(tmp_path: Path)
     async def main() -> None:
         with pytest.raises(SyncInLoopError, match=r"await engramdb\.recall"):
             sync.recall("anything")
+        with pytest.raises(SyncInLoopError, match=r"await engramdb\.session\.get_session"):
+            sync.session.get_session("chat-1")
         mem = engramdb.Engine(data_dir=tmp_path).sync()
         with pytest.raises(SyncInLoopError, match="await"):
             mem.list_datasets()
@@ -161,3 +163,11 @@ def test_a_function_imported_before_close_keeps_working() -> None:
         assert list_datasets() == []
     finally:
         sync.close()
+
+
+def test_an_unused_sync_engine_closes_its_engine(tmp_path: Path) -> None:
+    mem = engramdb.Engine(data_dir=tmp_path).sync()
+    mem.close()
+    assert mem.engine.closed
+    with pytest.raises(engramdb.ConfigurationError, match="closed"):
+        mem.list_datasets()
