@@ -29,6 +29,7 @@ import atexit
 import concurrent.futures.thread  # noqa: F401 - its exit hook must be registered before ours
 import inspect
 import threading
+import weakref
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from pathlib import Path
@@ -67,11 +68,16 @@ class SyncInLoopError(ConfigurationError):
 
 
 class LoopThread:
-    """A private event loop running on its own daemon thread; :meth:`run` submits a coroutine
-    to it and blocks the calling thread until it is done."""
+    """A private event loop running on its own daemon thread, started by the first
+    :meth:`run`, which submits a coroutine to it and blocks the calling thread until it is
+    done. :meth:`close` (also run at interpreter exit once the thread started) awaits
+    ``final()`` on the loop, then stops the thread."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(
+        self, name: str, final: Callable[[], Coroutine[Any, Any, Any]] | None = None
+    ) -> None:
         self._name = name
+        self._final = final
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -96,6 +102,7 @@ class LoopThread:
                 thread.start()
                 ready.wait()
                 self._loop, self._thread = loop, thread
+                at_exit(weakref.WeakMethod(self.close))
             return self._loop
 
     def run(self, work: Callable[[], Coroutine[Any, Any, Any]], verb: str) -> Any:
@@ -106,9 +113,10 @@ class LoopThread:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(work(), loop)
         return future.result()
 
-    def close(self, final: Callable[[], Coroutine[Any, Any, Any]] | None = None) -> None:
+    def close(self) -> None:
         """Run ``final()`` on the loop (closing what it used), then stop the thread.
         Idempotent; the runner refuses work afterwards."""
+        final = self._final
         with self._lock:
             if self._closed:
                 return
@@ -152,18 +160,25 @@ def refuse_in_loop(verb: str) -> None:
 SyncFunction = Callable[..., Any]
 
 
-def at_exit(close: Callable[[], None]) -> None:
-    """Run ``close`` when the interpreter exits, before the thread pools refuse new work (the
-    engine's close still runs blocking calls in worker threads): threading's own exit hooks run
-    in reverse order of registration, ahead of ``atexit``."""
+def at_exit(close: weakref.WeakMethod[Callable[[], None]]) -> None:
+    """Call ``close`` (if its object still exists) when the interpreter exits, before the
+    thread pools refuse new work (an engine's close still runs blocking calls in worker
+    threads): threading's own exit hooks run in reverse order of registration, ahead of
+    ``atexit``."""
+
+    def hook() -> None:
+        method = close()
+        if method is not None:
+            method()
+
     register = getattr(threading, "_register_atexit", None)
     if register is None:  # pragma: no cover - every supported CPython has it
-        atexit.register(close)
+        atexit.register(hook)
         return
     try:
-        register(close)
+        register(hook)
     except RuntimeError:  # registering while the interpreter already shuts down
-        atexit.register(close)
+        atexit.register(hook)
 
 
 def sync_function(
@@ -237,7 +252,7 @@ class SyncEngine:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._runner = LoopThread(f"engramdb-sync-{id(engine):x}")
+        self._runner = LoopThread(f"engramdb-sync-{id(engine):x}", final=engine.close)
 
         async def call(verb: Verb[Any, Any], request: Any) -> Any:
             engine._check_open()
@@ -249,7 +264,6 @@ class SyncEngine:
             attr: SyncNamespace(sync_functions(ns, lambda: runner, call), ns)
             for ns, attr in NAMESPACES.items()
         }
-        at_exit(self.close)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -289,7 +303,7 @@ class SyncEngine:
 
     def close(self) -> None:
         """Close the engine (waiting for its background runs) and stop the loop thread."""
-        self._runner.close(self.engine.close)
+        self._runner.close()
 
 
 async def _call_current(verb: Verb[Any, Any], request: Any) -> Any:
@@ -298,7 +312,15 @@ async def _call_current(verb: Verb[Any, Any], request: Any) -> Any:
     return await active_client().call(verb, request)
 
 
-_runner = LoopThread("engramdb-sync")
+async def _close_default() -> None:
+    from engramdb.engine import close_default_engine
+
+    await close_default_engine()
+
+
+#: The loop thread of the module-level functions (replaced by :func:`close`): with the engine
+#: registry, the one piece of module-level state, and it holds no connection of its own.
+_runner = LoopThread("engramdb-sync", final=_close_default)
 
 
 def _current() -> LoopThread:
@@ -309,10 +331,8 @@ def close() -> None:
     """Close the default engine the module-level functions used and stop their loop thread
     (also done at interpreter exit). A later call starts a fresh one."""
     global _runner
-    from engramdb.engine import close_default_engine
-
-    runner, _runner = _runner, LoopThread("engramdb-sync")
-    runner.close(close_default_engine)
+    runner, _runner = _runner, LoopThread("engramdb-sync", final=_close_default)
+    runner.close()
 
 
 def export_archive(dest: str | Path, **options: Any) -> ExportReport:
@@ -333,13 +353,6 @@ def import_archive(src: str | Path, **options: Any) -> ImportReport:
     )
 
 
-def _close_at_exit() -> None:
-    from engramdb.engine import close_default_engine
-
-    _runner.close(close_default_engine)
-
-
-at_exit(_close_at_exit)
 globals().update(sync_functions("engramdb", _current, _call_current))
 for _namespace, _attr in NAMESPACES.items():
     globals()[_attr] = SyncNamespace(
