@@ -86,10 +86,17 @@ async def import_store(
         if dataset.embedding_model is not None:
             await engine.bind_embedding(stored, embedder)
     reuse = _reusable_vectors(archive, embedder)
-    written, skipped, embedded = await _documents(store, archive, embedder, reuse)
-    await _derived(store, archive)
-    for state in archive.of("improve_state.jsonl"):
-        await store.set_improve_state(state.dataset_id, state.key, state.value)
+    written = skipped = embedded = 0
+    timeout = engine.settings.engramdb_lock_timeout
+    for dataset in sorted(datasets, key=lambda d: str(d.id)):
+        part = archive.part(dataset.id)
+        # as ingestion does: one writer of a dataset's graph at a time
+        async with store.lock(f"dataset:{dataset.id}", timeout=timeout):
+            counts = await _documents(store, part, embedder, reuse)
+            await _derived(store, part)
+            for state in part.of("improve_state.jsonl"):
+                await store.set_improve_state(state.dataset_id, state.key, state.value)
+        written, skipped, embedded = written + counts[0], skipped + counts[1], embedded + counts[2]
     staged = archive.of("staged.jsonl")
     if staged:
         await store.stage_data(

@@ -13,6 +13,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,6 +32,16 @@ class Archive:
 
     def of(self, name: str) -> list[Any]:
         return self.records.get(name, [])
+
+    def part(self, dataset_id: UUID) -> Archive:
+        """The records of one dataset (those of no dataset, users and sessions, left out)."""
+        return Archive(
+            manifest=self.manifest,
+            records={
+                name: [r for r in items if getattr(r, "dataset_id", None) == dataset_id]
+                for name, items in self.records.items()
+            },
+        )
 
 
 def _bad(source: Path, problem: str) -> EngramValidationError:
