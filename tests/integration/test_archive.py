@@ -358,3 +358,19 @@ async def test_importing_as_a_user_makes_everything_theirs(tmp_path: Path) -> No
             for q in QUESTIONS
         ]
         assert found == before
+
+
+async def test_vectors_of_another_model_are_made_again_by_this_stores_embedder(
+    tmp_path: Path,
+) -> None:
+    async with Engine(data_dir=tmp_path / "a") as source:
+        await build_sample(source)
+        report = await engramdb.export_archive(tmp_path / "v.zip", engine=source, with_vectors=True)
+        before = await answers(source)
+    config.set("embedding_dimensions", 32)  # another model: the archive's vectors do not fit
+    async with Engine(data_dir=tmp_path / "b") as target:
+        imported = await engramdb.import_archive(tmp_path / "v.zip", engine=target)
+        assert imported.vectors_embedded == report.records["vectors.jsonl"]
+        assert {d.embedding_dim for d in await target.list_datasets()} == {32}
+        # another model ranks differently; what is found is the same
+        assert [sorted(a) for a in await answers(target)] == [sorted(b) for b in before]
