@@ -30,6 +30,7 @@ from engramdb.settings import Settings, config
 from engramdb.verbs.bound import EngineNamespace, EngineVerb
 
 if TYPE_CHECKING:
+    from engramdb.archive import ExportReport, ImportReport
     from engramdb.extract.types import Extractor
     from engramdb.providers.embedding.base import Embedder
     from engramdb.providers.llm.base import LLM
@@ -174,6 +175,18 @@ class Engine:
         from engramdb.sync import SyncEngine
 
         return SyncEngine(self)
+
+    async def export_archive(self, dest: str | Path, **options: Any) -> ExportReport:
+        """:func:`engramdb.export_archive` of this engine's store (same options)."""
+        from engramdb.archive import export_archive
+
+        return await export_archive(dest, engine=self, **options)
+
+    async def import_archive(self, src: str | Path, **options: Any) -> ImportReport:
+        """:func:`engramdb.import_archive` into this engine's store (same options)."""
+        from engramdb.archive import import_archive
+
+        return await import_archive(src, engine=self, **options)
 
     async def __aenter__(self) -> Engine:
         return self

@@ -281,18 +281,16 @@ class SyncEngine:
 
     def export_archive(self, dest: str | Path, **options: Any) -> ExportReport:
         """:func:`engramdb.export_archive` of this engine's store, blocking."""
-        from engramdb import archive
 
         return self._runner.run(  # type: ignore[no-any-return]
-            lambda: archive.export_archive(dest, engine=self.engine, **options), "export_archive"
+            lambda: self.engine.export_archive(dest, **options), "export_archive"
         )
 
     def import_archive(self, src: str | Path, **options: Any) -> ImportReport:
         """:func:`engramdb.import_archive` into this engine's store, blocking."""
-        from engramdb import archive
 
         return self._runner.run(  # type: ignore[no-any-return]
-            lambda: archive.import_archive(src, engine=self.engine, **options), "import_archive"
+            lambda: self.engine.import_archive(src, **options), "import_archive"
         )
 
     def __enter__(self) -> SyncEngine:

@@ -134,10 +134,10 @@ async def test_vectors_travel_when_asked_and_a_zip_holds_the_same_files(tmp_path
     assert set(full) == set(plain) | {"vectors.jsonl"}
     assert all(full[name] == plain[name] for name in plain if name != "manifest.json")
     async with Engine(data_dir=tmp_path / "b") as target:
-        imported = await engramdb.import_archive(tmp_path / "full.zip", engine=target)
+        imported = await target.import_archive(tmp_path / "full.zip")  # the Engine method
         assert imported.vectors_embedded == 0, "the archive's vectors are used as they are"
         assert await answers(target) == before
-        await engramdb.export_archive(tmp_path / "again.zip", engine=target, with_vectors=True)
+        await target.export_archive(tmp_path / "again.zip", with_vectors=True)
     assert archive_files(tmp_path / "again.zip") == full
 
 
