@@ -17,9 +17,13 @@ several threads at once, and from a worker thread while another event loop runs 
 thread. Calling one from a coroutine (a running event loop on the calling thread) would block
 that loop: it raises :class:`SyncInLoopError`, naming the verb to ``await`` instead.
 
-The loop thread is stopped, and the engine it used closed, at interpreter exit (``atexit``), by
+The loop thread is stopped, and the engine it used closed, at interpreter exit, by
 :func:`close` for the module-level functions, or by leaving a ``with engine.sync() as mem:``
 block.
+
+The module-level functions run on the default engine, as the async verbs do. A program that
+also awaits the async verbs on a PostgreSQL store should give its blocking part an engine of
+its own (``Engine(...).sync()``): a connection pool belongs to the event loop it was opened on.
 """
 
 from __future__ import annotations
