@@ -46,6 +46,7 @@ async def build_sample(mem: Engine) -> None:
         await mem.remember(text, dataset_name="science", self_improvement=False)
     await mem.remember(TEXTS[2], dataset_name="birds", self_improvement=False)
     await mem.add("Kingfishers dive for fish.", "birds")  # staged, not built
+    await mem.add("To sort later.", "inbox")  # a dataset of staged inputs only: no embedding
     found = await mem.recall(QUESTIONS[0], datasets=["science"], session_id="chat-1")
     assert found
     (turn,) = await mem.session.get_session("chat-1", last_n=1)
@@ -89,15 +90,21 @@ async def test_an_archive_holds_every_kind_and_moves_the_store(tmp_path: Path) -
         assert counts[kind] > 0, kind
     owners = {r["owner"].split(":")[0] for r in records(tmp_path / "one", "derived.jsonl")}
     assert owners == {"global_context_index", "preferences"}
-    for kind in ("staged.jsonl", "grants.jsonl", "session_qa.jsonl", "session_traces.jsonl"):
+    for kind in ("grants.jsonl", "session_qa.jsonl", "session_traces.jsonl"):
         assert counts[kind] == 1, kind
+    assert counts["staged.jsonl"] == 2
     assert counts["session_guidance.jsonl"] == 1 and counts["session_marks.jsonl"] > 0
     (qa,) = records(tmp_path / "one", "session_qa.jsonl")
     assert qa["feedback_score"] == 5 and qa["user"] == "default_user@example.com"
     manifest = json.loads(archive_files(tmp_path / "one")["manifest.json"])
     assert manifest["format"] == "engramdb-archive" and manifest["format_version"] == 1
     assert not manifest["with_vectors"] and "vectors.jsonl" not in manifest["files"]
-    assert sorted(d["name"] for d in manifest["datasets"]) == ["birds", "private", "science"]
+    assert sorted(d["name"] for d in manifest["datasets"]) == [
+        "birds",
+        "inbox",
+        "private",
+        "science",
+    ]
 
     async with Engine(data_dir=tmp_path / "b") as target:
         imported = await engramdb.import_archive(tmp_path / "one", engine=target)
@@ -352,7 +359,7 @@ async def test_importing_as_a_user_makes_everything_theirs(tmp_path: Path) -> No
         bob = await target.create_user("bob@example.com")
         await engramdb.import_archive(tmp_path / "one", engine=target, user=bob)
         mine = await target.list_datasets(user=bob)
-        assert sorted(d.name for d in mine) == ["birds", "private", "science"]
+        assert sorted(d.name for d in mine) == ["birds", "inbox", "private", "science"]
         assert all(d.owner_id == bob.id for d in mine)
         assert await target.list_datasets() == [], "the default user got nothing"
         assert [s.session_id for s in await target.session.list_sessions(user=bob)] == ["chat-1"]
@@ -375,6 +382,7 @@ async def test_vectors_of_another_model_are_made_again_by_this_stores_embedder(
     async with Engine(data_dir=tmp_path / "b") as target:
         imported = await engramdb.import_archive(tmp_path / "v.zip", engine=target)
         assert imported.vectors_embedded == report.records["vectors.jsonl"]
-        assert {d.embedding_dim for d in await target.list_datasets()} == {32}
+        dims = {d.name: d.embedding_dim for d in await target.list_datasets()}
+        assert dims == {"science": 32, "birds": 32, "inbox": None}  # inbox: staged only
         # another model ranks differently; what is found is the same
         assert [sorted(a) for a in await answers(target)] == [sorted(b) for b in before]
