@@ -22,7 +22,7 @@ from engramdb.archive.reader import Archive
 from engramdb.errors import ConflictError
 from engramdb.graph_schema import ENTITY_COLLECTION
 from engramdb.models.access import Grant
-from engramdb.models.records import Dataset, Edge, Node, NodeType, User
+from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, User
 from engramdb.models.sessions import ContextRecord, EntryMark, QARecord, TraceRecord
 from engramdb.storage.types import DerivedWrite, DocumentWrite, StagedItem, VectorRow
 
@@ -192,12 +192,14 @@ async def _documents(
         if node.id in derived:
             continue
         nodes[node.id] = node
+        plain = _plain_node(node)
         for data_id in node.data_ids:
-            nodes_of[data_id].append(_plain_node(node))
+            nodes_of[data_id].append(plain)
     for edge in archive.of("edges.jsonl"):
         if edge.id not in derived:
+            link = _plain_edge(edge)
             for data_id in edge.data_ids:
-                edges_of[data_id].append(_plain_edge(edge))
+                edges_of[data_id].append(link)
     index: dict[UUID, list[tuple[str, str]]] = defaultdict(list)
     for entry in archive.of("index.jsonl"):
         if entry.node_id in nodes:
@@ -222,14 +224,12 @@ async def _documents(
             for kind, coll in index[nid]
             if kind == "vector" and (nid, coll) not in reuse
         }
-        vectors = dict(reuse)
+        fresh: dict[tuple[UUID, str], Any] = {}
         texts = list(dict.fromkeys(wanted.values()))
         if texts:
             matrix = await embedder.embed(texts)
             row = {text: i for i, text in enumerate(texts)}
-            vectors.update(
-                {key: matrix[row[text]].astype(np.float32) for key, text in wanted.items()}
-            )
+            fresh = {key: matrix[row[text]].astype(np.float32) for key, text in wanted.items()}
             embedded += len(wanted)
         for record, own in plans:
             lexical: dict[str, list[tuple[UUID, str]]] = defaultdict(list)
@@ -238,12 +238,13 @@ async def _documents(
                 for kind, coll in index[nid]:
                     if kind == "lexical":
                         lexical[coll].append((nid, nodes[nid].text))
-                    elif (nid, coll) in vectors:
-                        rows.append(VectorRow(nid, coll, vectors[(nid, coll)]))
-            data = _plain_record(record)
+                        continue
+                    vector = fresh.get((nid, coll), reuse.get((nid, coll)))
+                    if vector is not None:
+                        rows.append(VectorRow(nid, coll, vector))
             done = await store.write_document(
                 DocumentWrite(
-                    data=data,
+                    data=DataRecord.model_validate(record.model_dump()),
                     nodes=nodes_of[record.id],
                     edges=edges_of[record.id],
                     vectors=rows,
@@ -260,12 +261,6 @@ def _plain_node(node: Node) -> Node:
 
 def _plain_edge(edge: Edge) -> Edge:
     return Edge.model_validate(edge.model_dump(exclude={"data_ids"}))
-
-
-def _plain_record(record: Any) -> Any:
-    from engramdb.models.records import DataRecord
-
-    return DataRecord.model_validate(record.model_dump())
 
 
 async def _derived(store: Store, archive: Archive) -> None:
