@@ -57,8 +57,9 @@ from engramdb.models.search_type import SearchType
 from engramdb.settings import config
 
 if _typing.TYPE_CHECKING:
-    from engramdb import access, datasets, prune, session, tools
+    from engramdb import access, datasets, prune, session, sync, tools
     from engramdb.agent_context import agent_memory
+    from engramdb.archive import export_archive, import_archive
     from engramdb.background import wait_for_background_tasks
     from engramdb.engine import Engine
     from engramdb.facade import (
@@ -211,6 +212,8 @@ _LAZY = {
     "run_custom_pipeline": "engramdb.pipelines",
     "memify": "engramdb.pipelines",
     "agent_memory": "engramdb.agent_context",
+    "export_archive": "engramdb.archive",
+    "import_archive": "engramdb.archive",
 }
 
 #: Public names that are modules: ``engramdb.session`` (session verbs), ``engramdb.prune``
@@ -222,6 +225,7 @@ _LAZY_MODULES = {
     "prune": "engramdb.prune",
     "memory": "engramdb.sessions.entries",
     "datasets": "engramdb.datasets",
+    "sync": "engramdb.sync",
     "tools": "engramdb.tools",
 }
 
@@ -311,11 +315,13 @@ __all__ = [
     "datasets",
     "delete",
     "disconnect",
+    "export_archive",
     "forget",
     "get_graph",
     "get_memory_provenance_graph",
     "get_node",
     "grant",
+    "import_archive",
     "improve",
     "list_api_keys",
     "list_conflicts",
@@ -347,6 +353,7 @@ __all__ = [
     "select_tenant",
     "serve",
     "session",
+    "sync",
     "tools",
     "update",
     "visualize",

@@ -30,10 +30,12 @@ from engramdb.settings import Settings, config
 from engramdb.verbs.bound import EngineNamespace, EngineVerb
 
 if TYPE_CHECKING:
+    from engramdb.archive import ExportReport, ImportReport
     from engramdb.extract.types import Extractor
     from engramdb.providers.embedding.base import Embedder
     from engramdb.providers.llm.base import LLM
     from engramdb.storage.base import Store
+    from engramdb.sync import SyncEngine
 
 __all__ = ["Engine", "get_engine", "open_store"]
 
@@ -167,6 +169,31 @@ class Engine:
     def datasets(self) -> EngineNamespace:
         """cognee's ``datasets`` verbs on this engine (``await mem.datasets.list_data(id)``)."""
         return EngineNamespace(self, "engramdb.datasets")
+
+    def sync(self) -> SyncEngine:
+        """This engine with blocking verbs, on a private event-loop thread of its own (see
+        :mod:`engramdb.sync`)::
+
+            with engramdb.Engine(data_dir="./memory").sync() as mem:
+                mem.remember("Owls hunt at night.")
+                results = mem.recall("When do owls hunt?")
+
+        Use the engine through the returned object only; closing it closes the engine."""
+        from engramdb.sync import SyncEngine
+
+        return SyncEngine(self)
+
+    async def export_archive(self, dest: str | Path, **options: Any) -> ExportReport:
+        """:func:`engramdb.export_archive` of this engine's store (same options)."""
+        from engramdb.archive import export_archive
+
+        return await export_archive(dest, engine=self, **options)
+
+    async def import_archive(self, src: str | Path, **options: Any) -> ImportReport:
+        """:func:`engramdb.import_archive` into this engine's store (same options)."""
+        from engramdb.archive import import_archive
+
+        return await import_archive(src, engine=self, **options)
 
     async def __aenter__(self) -> Engine:
         return self

@@ -33,7 +33,12 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 
 @pytest.mark.parametrize(
     ("doc", "at_least"),
-    [("README.md", 2), ("docs/migrating-from-cognee.md", 1), ("docs/code-graph.md", 1)],
+    [
+        ("README.md", 2),
+        ("docs/migrating-from-cognee.md", 1),
+        ("docs/code-graph.md", 1),
+        ("docs/export-import.md", 1),
+    ],
 )
 def test_every_python_block_runs(tmp_path: Path, doc: str, at_least: int) -> None:
     """Each ```python block of the README and of the migration guide runs as a script, offline

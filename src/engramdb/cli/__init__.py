@@ -12,6 +12,7 @@ from uuid import UUID
 
 import typer
 
+from engramdb.cli.archive import register as register_archive
 from engramdb.cli.cognee import register as register_cognee
 from engramdb.cli.confirm import YesOpt, confirm
 from engramdb.cli.framework import CliTyper
@@ -558,6 +559,7 @@ def mcp_command(
 
 register_cognee(app)
 register_store(app, _run, _configure)
+register_archive(app, _run, _configure)
 
 
 def main() -> None:

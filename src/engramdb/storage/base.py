@@ -21,7 +21,7 @@ Ground rules every backend keeps:
 * Ids are UUIDs; times are timezone-aware UTC datetimes.
 
 The contract is split by concern, one abstract class per module of :mod:`.contract`
-(documents and graph, search, sessions, derived data, access, operations); :class:`Store`
+(documents and graph, search, sessions, derived data, access, archive, operations); :class:`Store`
 combines them. The rules every backend shares (feedback semantics, session marks, run records,
 argument checks) are written once in :mod:`.rules`, :mod:`.migrations` and :mod:`.dialect`,
 and the SQL they share as units of work in :mod:`.sql`;
@@ -33,6 +33,7 @@ from __future__ import annotations
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.contract import (
     AccessStore,
+    ArchiveStore,
     DerivedStore,
     DocumentStore,
     OperationsStore,
@@ -59,6 +60,7 @@ from engramdb.storage.types import (
 
 __all__ = [
     "AccessStore",
+    "ArchiveStore",
     "Capability",
     "DeleteReport",
     "DerivedReport",
@@ -89,6 +91,7 @@ class Store(
     SessionStore,
     DerivedStore,
     AccessStore,
+    ArchiveStore,
     OperationsStore,
     ToolStore,
 ):

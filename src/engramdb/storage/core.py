@@ -28,6 +28,7 @@ from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
 from engramdb.storage.base import Store
 from engramdb.storage.sql.access import AccessMethods
+from engramdb.storage.sql.archive import ArchiveMethods
 from engramdb.storage.sql.derived import DerivedMethods
 from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
@@ -39,7 +40,14 @@ __all__ = ["StoreCore"]
 
 
 class StoreCore(
-    RecordMethods, AccessMethods, SessionReads, GraphReads, DerivedMethods, ToolMethods, Store
+    RecordMethods,
+    AccessMethods,
+    SessionReads,
+    GraphReads,
+    DerivedMethods,
+    ToolMethods,
+    ArchiveMethods,
+    Store,
 ):
     """Rules and argument checks shared by every backend (see the module docstring); the
     methods that are one shared unit of work come from the mixins of :mod:`.sql`."""

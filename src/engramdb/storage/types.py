@@ -14,6 +14,7 @@ from engramdb.models.records import DataRecord, Edge, Node
 from engramdb.models.sessions import EntryMark
 
 __all__ = [
+    "ArchivedGraph",
     "DeleteReport",
     "DerivedReport",
     "DerivedWrite",
@@ -27,6 +28,7 @@ __all__ = [
     "ScoredId",
     "StagedItem",
     "StoredApiKey",
+    "StoredMark",
     "Subgraph",
     "VectorRow",
 ]
@@ -194,3 +196,28 @@ class StoredApiKey:
 
     info: ApiKeyInfo
     secret_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedGraph:
+    """A whole dataset's graph as :meth:`.Store.archive_graph` reads it, every list sorted.
+
+    ``derived``: (element kind ``"node"``/``"edge"``, id, owner) of the derived elements;
+    ``state``: improve-state (key, value) pairs; ``indexed``: (index ``"vector"``/``"lexical"``,
+    node id, collection) of every vector and full-text row."""
+
+    nodes: list[Node]
+    edges: list[Edge]
+    derived: list[tuple[str, UUID, str]]
+    state: list[tuple[str, str]]
+    indexed: list[tuple[str, UUID, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMark:
+    """A consumer's mark on a session entry (see :meth:`.Store.mark_session_entries`)."""
+
+    kind: str
+    entry_id: UUID
+    consumer: str
+    rating_rev: int

@@ -2,6 +2,7 @@
 combines them."""
 
 from engramdb.storage.contract.access import AccessStore
+from engramdb.storage.contract.archive import ArchiveStore
 from engramdb.storage.contract.derived import DerivedStore
 from engramdb.storage.contract.documents import DocumentStore
 from engramdb.storage.contract.operations import OperationsStore
@@ -11,6 +12,7 @@ from engramdb.storage.contract.tools import ToolStore
 
 __all__ = [
     "AccessStore",
+    "ArchiveStore",
     "DerivedStore",
     "DocumentStore",
     "OperationsStore",
