@@ -1,0 +1,1 @@
+"""Adapters that plug engramdb into agent frameworks, each behind an extra naming its framework."""
