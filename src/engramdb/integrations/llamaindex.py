@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 import engramdb
-from engramdb.errors import DatasetNotFoundError, EngramValidationError
+from engramdb.errors import DatasetNotFoundError, EngramValidationError, RecallPreconditionError
 from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseGraphEntry,
@@ -167,7 +167,7 @@ def _search_type(value: SearchType | str | None) -> SearchType | None:
         ) from None
 
 
-class EngramdbRetriever(BaseRetriever):  # type: ignore[misc]
+class EngramdbRetriever(BaseRetriever):
     """A LlamaIndex retriever that answers from engramdb memory with ``recall``.
 
     ``search_type`` picks the search (any :class:`engramdb.SearchType`; default ``CHUNKS``, the
@@ -224,7 +224,7 @@ def _message_text(message: ChatMessage) -> str:
     return "".join(block.text for block in message.blocks if isinstance(block, TextBlock))
 
 
-class EngramdbMemoryBlock(BaseMemoryBlock[str]):  # type: ignore[misc]
+class EngramdbMemoryBlock(BaseMemoryBlock[str]):
     """Long-term memory for LlamaIndex's ``Memory``, kept in an engramdb dataset.
 
     ``put``: the messages (those flushed out of the short-term history, or given directly) are
@@ -287,8 +287,8 @@ class EngramdbMemoryBlock(BaseMemoryBlock[str]):  # type: ignore[misc]
             options["node_name"] = node_sets
         try:
             results = await _target(self.engine).recall(query, self.search_type, **options)
-        except DatasetNotFoundError:
-            return ""  # nothing remembered yet
+        except (DatasetNotFoundError, RecallPreconditionError):  # nothing remembered yet
+            return ""
         nodes = [node for node in map(result_to_node, results) if node is not None]
         return "\n\n".join(node.node.get_content() for node in nodes)
 
