@@ -50,7 +50,7 @@ from engramdb.models.results import (
 )
 from engramdb.models.search_type import SearchType
 
-__all__ = ["EngramdbMemoryBlock", "EngramdbRetriever", "result_to_node"]
+__all__ = ["DISTANCE_SCORED", "EngramdbMemoryBlock", "EngramdbRetriever", "result_to_node"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +59,11 @@ _NODE_NAMESPACE = uuid.UUID("1f6f1f5e-8f43-4b4e-9a55-6c1f1b0d7e21")
 
 #: Metadata keys that identify rather than describe: kept out of what the LLM and embedder see.
 _ID_KEYS = ("dataset_id", "document_id", "chunk_id", "qa_id", "trace_id", "node_id")
+
+#: Search types whose ``score`` is the raw vector distance (lower is better, cosine distance for
+#: the built-in stores). LlamaIndex reads a node's score as higher-is-better (cutoffs, fusion),
+#: so their nodes score ``1 - distance`` and keep the raw value as ``metadata["distance"]``.
+DISTANCE_SCORED = frozenset({SearchType.CHUNKS, SearchType.SUMMARIES, SearchType.SKILLS})
 
 #: Prefix of the node set that holds one LlamaIndex ``Memory`` session's memories.
 SESSION_NODE_SET_PREFIX = "llamaindex-session:"
@@ -98,15 +103,20 @@ def _graph_node(entry: ResponseGraphEntry) -> tuple[str, dict[str, Any], str | N
 def result_to_node(entry: Any) -> NodeWithScore | None:
     """One ``recall`` result as a ``NodeWithScore`` (None for a warm-up or failure marker).
 
-    Graph results keep their score (higher is better; None where the search type has none, e.g.
-    ``CHUNKS_LEXICAL`` or an LLM answer); session Q&A turns, trace steps, guidance, skills and
-    tool results become nodes too, their ``source`` saying which they are.
+    The node's score is higher-is-better, as LlamaIndex reads it: ``1 - distance`` for the
+    distance-scored search types (:data:`DISTANCE_SCORED`; the raw distance stays in
+    ``metadata["distance"]``), recall's own score otherwise (HYBRID_COMPLETION's similarity), and
+    None where recall has none (``CHUNKS_LEXICAL``, an LLM answer). Session Q&A turns, trace
+    steps, guidance, skills and tool results become nodes too, ``source`` saying which.
     """
     own_id: str | None = None
     score: float | None = None
     if isinstance(entry, ResponseGraphEntry):  # also ResponseCodeEntry
         text, metadata, own_id = _graph_node(entry)
         score = entry.score
+        if score is not None and entry.search_type in DISTANCE_SCORED:
+            metadata["distance"] = score
+            score = 1.0 - score
     elif isinstance(entry, ResponseQAEntry):
         text = "\n".join(
             part
@@ -133,8 +143,11 @@ def result_to_node(entry: Any) -> NodeWithScore | None:
         text = entry.content
         metadata = {"source": entry.source, "context_profile": entry.context_profile}
     elif isinstance(entry, ResponseSkillEntry):
-        text, score = entry.text, entry.score
+        text = entry.text
         metadata = {"source": entry.source, "skill_name": _scalar(entry.skill.get("name"))}
+        if entry.score is not None:  # a vector distance, like CHUNKS
+            metadata["distance"] = entry.score
+            score = 1.0 - entry.score
     elif isinstance(entry, ResponseToolEntry):
         text = entry.text
         metadata = {"source": entry.source, "tool_name": entry.tool_name, "success": entry.success}
