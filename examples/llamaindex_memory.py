@@ -51,7 +51,7 @@ async def converse() -> None:
         await memory.aput(ChatMessage(role=role, content=text))
     system, *history = await memory.aget()
     print(system.content)  # the recalled memories, ready for the LLM
-    print(f"{len(history)} recent messages kept verbatim")
+    print("recent messages kept verbatim:", len(history))
 
 
 async def main() -> None:
