@@ -236,3 +236,18 @@ def test_the_example_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Owls hunt small rodents at night." in done.stdout
     assert "user: My cat is called Miso." in done.stdout
+
+
+@pytest.mark.parametrize(("window", "expected"), [(1, ["Miso"]), (2, ["Miso", "Rex"])])
+async def test_the_query_is_the_latest_messages(window: int, expected: list[str]) -> None:
+    block = EngramdbMemoryBlock(
+        search_type="CHUNKS_LEXICAL", retrieval_context_window=window, top_k=5
+    )
+    await block.aput([ChatMessage(role="user", content="My dog is Rex.")])
+    await block.aput([ChatMessage(role="user", content="My cat is Miso.")])
+    asking = [
+        ChatMessage(role="user", content="Tell me about the dog."),
+        ChatMessage(role="user", content="And the cat?"),
+    ]
+    found = await block.aget(asking)
+    assert [name for name in ("Miso", "Rex") if name in found] == expected
