@@ -351,3 +351,32 @@ def test_the_example_runs(openai_server: OpenAIServer, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "You told me: 1. My favourite colour is teal." in done.stdout
     assert openai_server.pending("chat/completions") == 0
+
+
+@pytest.mark.parametrize("runner", ["run", "run_sync", "run_streamed"])
+async def test_every_runner_keeps_the_history(openai_server: OpenAIServer, runner: str) -> None:
+    """The SDK's three ways to run an agent all read and write the session."""
+    agent = Agent(name="assistant", model=_model(openai_server))
+    session = EngramdbSession(f"runner-{runner}")
+
+    async def turn(text: str) -> Any:
+        if runner == "run":
+            return await Runner.run(agent, text, session=session, run_config=RUN)
+        if runner == "run_sync":
+
+            def in_thread() -> Any:
+                return Runner.run_sync(agent, text, session=session, run_config=RUN)
+
+            return await asyncio.to_thread(in_thread)
+        streamed = Runner.run_streamed(agent, text, session=session, run_config=RUN)
+        async for _event in streamed.stream_events():
+            pass
+        return streamed
+
+    openai_server.chat_text = "Hello Dana"  # the default reply, streamed when asked to be
+    first = await turn("I am Dana.")
+    assert first.final_output == "Hello Dana"
+    await turn("Who am I?")
+    last = openai_server.requests_to("chat/completions")[-1].json["messages"]
+    assert [m["content"] for m in last if m["role"] == "user"] == ["I am Dana.", "Who am I?"]
+    assert len(await session.get_items()) == 4

@@ -101,7 +101,8 @@ class EngramdbSession:
     ``get_items`` returns exactly the dicts that were added, in the order they were added.
 
     * ``get_items(limit)``: all items, oldest first; with ``limit`` the latest ``limit`` of them
-      (still oldest first; 0 gives []). Without ``limit``, ``session_settings.limit`` applies.
+      (still oldest first; 0 or less gives []). Without ``limit``, ``session_settings.limit``
+      applies.
     * ``pop_item()``: removes and returns the newest item (None when there is none). The
       removal is an entry that hides the item: entries are never rewritten.
     * ``clear_session()``: deletes the engramdb session with everything in it (its items and
