@@ -141,6 +141,22 @@ async def test_pop_item_removes_and_returns_the_newest() -> None:
     assert await EngramdbSession("pops").get_items() == []
 
 
+async def test_limit_and_pop_see_past_a_long_run_of_pops() -> None:
+    """get_items(limit) and pop_item read only the session's latest entries; many pops in a
+    row must not hide the older items that are still there."""
+    session = EngramdbSession("many-pops")
+    items = _messages(40)
+    await session.add_items(items)
+    popped = [await session.pop_item() for _ in range(30)]
+    assert popped == items[10:][::-1]
+    assert await session.get_items(limit=5) == items[5:10]
+    assert await session.get_items() == items[:10]
+    await session.add_items([{"role": "user", "content": "new"}])
+    assert await session.get_items(limit=2) == [items[9], {"role": "user", "content": "new"}]
+    assert await session.pop_item() == {"role": "user", "content": "new"}
+    assert await session.pop_item() == items[9]
+
+
 async def test_clear_session_removes_everything_of_that_session_only() -> None:
     one, two = EngramdbSession("one"), EngramdbSession("two")
     await one.add_items(_messages(3))

@@ -134,29 +134,39 @@ class EngramdbSession:
     def _options(self) -> dict[str, Any]:
         return {"user": self._user} if self._user is not None else {}
 
-    async def _live(self) -> list[tuple[str, TResponseInputItem]]:
-        """The items not popped, oldest first, each with the id of the entry holding it."""
-        entries: list[ResponseQAEntry] = await _target(self._engine).session.get_session(
-            self.session_id, **self._options()
-        )
-        live: dict[str, TResponseInputItem] = {}
-        for entry in entries:
-            if entry.context.startswith(ITEM_PREFIX):
-                live[entry.qa_id] = json.loads(entry.context[len(ITEM_PREFIX) :])
-            elif entry.context.startswith(POP_PREFIX):
-                live.pop(entry.context[len(POP_PREFIX) :].strip(), None)
-        return list(live.items())  # dicts keep insertion (= store) order
+    async def _live(self, want: int | None = None) -> list[tuple[str, TResponseInputItem]]:
+        """The items not popped, oldest first, each with the id of the entry holding it: all of
+        them, or (``want``) at least the latest ``want`` when there are that many.
+
+        A pop hides the newest item at the time, so its entry comes after the item's: the
+        latest N entries alone tell which of THEIR items are live. With ``want`` the window
+        grows (doubling) until it holds ``want`` live items or the whole session."""
+        window = None if want is None else max(2 * want, 16)
+        while True:
+            options = self._options() if window is None else {**self._options(), "last_n": window}
+            entries: list[ResponseQAEntry] = await _target(self._engine).session.get_session(
+                self.session_id, **options
+            )
+            live: dict[str, TResponseInputItem] = {}
+            for entry in entries:
+                if entry.context.startswith(ITEM_PREFIX):
+                    live[entry.qa_id] = json.loads(entry.context[len(ITEM_PREFIX) :])
+                elif entry.context.startswith(POP_PREFIX):
+                    live.pop(entry.context[len(POP_PREFIX) :].strip(), None)
+            if window is None or want is None or len(live) >= want or len(entries) < window:
+                return list(live.items())  # dicts keep insertion (= store) order
+            window *= 2
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
             raise EngramValidationError(f"limit must be an integer or None, got {limit!r}")
+        if limit is not None and limit <= 0:
+            return []
         async with self._lock:
-            items = [item for _, item in await self._live()]
-        if limit is None:
-            return items
-        return items[-limit:] if limit > 0 else []
+            items = [item for _, item in await self._live(limit)]
+        return items if limit is None else items[-limit:]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         if not items:
@@ -177,7 +187,7 @@ class EngramdbSession:
 
     async def pop_item(self) -> TResponseInputItem | None:
         async with self._lock:
-            live = await self._live()
+            live = await self._live(1)
             if not live:
                 return None
             entry_id, item = live[-1]
