@@ -106,6 +106,9 @@ async def test_session_results_become_nodes_too() -> None:
 async def test_an_unknown_search_type_is_refused_naming_the_choices() -> None:
     with pytest.raises(EngramValidationError, match="CHUNKS_LEXICAL"):
         EngramdbRetriever(search_type="NEAREST")
+    with pytest.raises(ValueError, match="CHUNKS_LEXICAL"):
+        EngramdbMemoryBlock(search_type="NEAREST")
+    assert EngramdbMemoryBlock(search_type="summaries").search_type is engramdb.SearchType.SUMMARIES
 
 
 def test_the_sync_api_works_outside_an_event_loop() -> None:

@@ -336,6 +336,12 @@ def _tool_context(name: str, arguments: str) -> ToolContext[None]:
     )
 
 
+def test_an_unknown_search_type_is_refused_when_the_tool_is_made() -> None:
+    with pytest.raises(EngramValidationError, match="CHUNKS_LEXICAL"):
+        recall_tool(search_type="NEAREST")
+    assert recall_tool(search_type="chunks_lexical").name == "recall"
+
+
 def test_the_example_runs(openai_server: OpenAIServer, tmp_path: Path) -> None:
     """examples/openai_agents_memory.py runs against an OpenAI-protocol server."""
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 try:
     from llama_index.core.async_utils import asyncio_run
@@ -31,7 +31,7 @@ try:
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.memory.memory import BaseMemoryBlock
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-    from pydantic import ConfigDict, Field
+    from pydantic import ConfigDict, Field, field_validator
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         "engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'"
@@ -39,6 +39,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import engramdb
 from engramdb.errors import DatasetNotFoundError, EngramValidationError, RecallPreconditionError
+from engramdb.models.requests.common import search_type_from_name
 from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseGraphEntry,
@@ -169,15 +170,12 @@ def result_to_node(entry: Any) -> NodeWithScore | None:
 
 
 def _search_type(value: SearchType | str | None) -> SearchType | None:
-    if value is None or isinstance(value, SearchType):
-        return value
+    """``"chunks"`` / ``"CHUNKS"`` / SearchType.CHUNKS; an unknown name is refused at once."""
     try:
-        return SearchType(str(value).upper())
-    except ValueError:
-        names = ", ".join(t.value for t in SearchType)
-        raise EngramValidationError(
-            f"unknown search_type {value!r}; use one of {names} (or None to let recall route)"
-        ) from None
+        parsed = search_type_from_name(value)
+    except ValueError as exc:
+        raise EngramValidationError(f"{exc} (or None to let recall route)") from None
+    return cast(SearchType | None, parsed)
 
 
 class EngramdbRetriever(BaseRetriever):
@@ -271,6 +269,8 @@ class EngramdbMemoryBlock(BaseMemoryBlock[str]):
     engine: Any = Field(default=None, description="An engramdb.Engine (default: module memory).")
     remember_options: dict[str, Any] = Field(default_factory=dict)
     recall_options: dict[str, Any] = Field(default_factory=dict)
+
+    _search_type_name = field_validator("search_type", mode="before")(search_type_from_name)
 
     def _user_option(self) -> dict[str, Any]:
         return {"user": self.user} if self.user is not None else {}

@@ -33,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import engramdb
 from engramdb.errors import DatasetNotFoundError, EngramValidationError, RecallPreconditionError
+from engramdb.models.requests.common import search_type_from_name
 from engramdb.models.results import (
     ResponseAgentTraceEntry,
     ResponseMarkerEntry,
@@ -254,7 +255,10 @@ def recall_tool(
     if user is not None:
         options["user"] = user
     options.update(recall_options or {})
-    query_type = SearchType(str(search_type).upper()) if search_type is not None else None
+    try:
+        query_type = search_type_from_name(search_type)
+    except ValueError as exc:
+        raise EngramValidationError(str(exc)) from None
 
     async def recall(query: str) -> str:
         """Look up facts in long-term memory.
