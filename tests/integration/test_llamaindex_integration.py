@@ -79,17 +79,24 @@ async def test_every_offline_search_type_is_an_option(search_type: str) -> None:
     assert "Owls" in node.node.get_content()
 
 
-async def test_completion_search_types_return_the_answer(openai_server: OpenAIServer) -> None:
+@pytest.mark.parametrize(
+    "search_type", ["RAG_COMPLETION", "GRAPH_COMPLETION", "TRIPLET_COMPLETION", "HYBRID_COMPLETION"]
+)
+async def test_completion_search_types_return_the_answer(
+    openai_server: OpenAIServer, search_type: str
+) -> None:
     await _zoo()
     engramdb.config.set("llm_endpoint", openai_server.base_url)
     engramdb.config.set("llm_api_key", "test-key")
     engramdb.config.set("llm_max_retries", 0)
-    retriever = EngramdbRetriever(search_type=engramdb.SearchType.RAG_COMPLETION, datasets=["zoo"])
-    (node,) = await retriever.aretrieve("Where do owls hunt?")
-    assert node.node.get_content() == openai_server.chat_text
-    assert node.node.metadata["search_type"] == "RAG_COMPLETION"
-    (prompt_request,) = openai_server.requests_to("chat/completions")
-    assert OWLS in str(prompt_request.json["messages"])
+    retriever = EngramdbRetriever(search_type=search_type, datasets=["zoo"])
+    nodes = await retriever.aretrieve("Where do owls hunt?")
+    assert [n.node.get_content() for n in nodes] == [openai_server.chat_text]
+    assert nodes[0].node.metadata["search_type"] == search_type
+    prompt = str(openai_server.requests_to("chat/completions")[-1].json["messages"])
+    assert "Where do owls hunt?" in prompt
+    if search_type == "RAG_COMPLETION":  # answered from the remembered passage
+        assert OWLS in prompt
 
 
 async def test_session_results_become_nodes_too() -> None:
