@@ -26,7 +26,16 @@ from engramdb.extract.types import ChunkExtraction
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.ingest.data_point_graph import add_model_graph
 from engramdb.ingest.types import ChunkDraft, LoadedDocument
-from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, stable_id, utcnow
+from engramdb.models.records import (
+    DataRecord,
+    Dataset,
+    Edge,
+    Node,
+    NodeType,
+    edge_id,
+    stable_id,
+    utcnow,
+)
 
 __all__ = [
     "DocumentPlan",
@@ -270,11 +279,11 @@ class GraphBuilder:
         *,
         weight: float | None = None,
     ) -> None:
-        edge_id = stable_id("edge", source, relation, target)
-        if edge_id in self.edges:
+        new_id = edge_id(source, relation, target)
+        if new_id in self.edges:
             return
-        self.edges[edge_id] = Edge(
-            id=edge_id,
+        self.edges[new_id] = Edge(
+            id=new_id,
             dataset_id=self.dataset_id,
             source_id=source,
             target_id=target,

@@ -35,6 +35,7 @@ from engramdb.storage.contract import (
     AccessStore,
     DerivedStore,
     DocumentStore,
+    EditStore,
     OperationsStore,
     SearchStore,
     SessionStore,
@@ -44,11 +45,14 @@ from engramdb.storage.types import (
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
+    EntityMerge,
     FeedbackReport,
     FeedbackUpdate,
     FloatArray,
     IntegrityReport,
     MentionCount,
+    MergeReport,
+    NodeRewrite,
     ScoredId,
     StagedItem,
     StoredApiKey,
@@ -65,11 +69,15 @@ __all__ = [
     "DerivedWrite",
     "DocumentStore",
     "DocumentWrite",
+    "EditStore",
+    "EntityMerge",
     "FeedbackReport",
     "FeedbackUpdate",
     "FloatArray",
     "IntegrityReport",
     "MentionCount",
+    "MergeReport",
+    "NodeRewrite",
     "OperationsStore",
     "ScoredId",
     "SearchStore",
@@ -82,7 +90,15 @@ __all__ = [
 ]
 
 
-class Store(DocumentStore, SearchStore, SessionStore, DerivedStore, AccessStore, OperationsStore):
+class Store(
+    DocumentStore,
+    EditStore,
+    SearchStore,
+    SessionStore,
+    DerivedStore,
+    AccessStore,
+    OperationsStore,
+):
     """The storage contract. All methods are coroutines unless noted; blocking drivers run in a
     worker thread, never on the event loop."""
 

@@ -4,6 +4,7 @@ combines them."""
 from engramdb.storage.contract.access import AccessStore
 from engramdb.storage.contract.derived import DerivedStore
 from engramdb.storage.contract.documents import DocumentStore
+from engramdb.storage.contract.edits import EditStore
 from engramdb.storage.contract.operations import OperationsStore
 from engramdb.storage.contract.search import SearchStore
 from engramdb.storage.contract.sessions import SessionStore
@@ -12,6 +13,7 @@ __all__ = [
     "AccessStore",
     "DerivedStore",
     "DocumentStore",
+    "EditStore",
     "OperationsStore",
     "SearchStore",
     "SessionStore",
