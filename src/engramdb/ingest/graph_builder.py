@@ -42,6 +42,7 @@ __all__ = [
     "GraphBuilder",
     "PreparedDocument",
     "entity_id",
+    "entity_text",
     "entity_type_id",
     "normalise_name",
     "plan_document",
@@ -62,6 +63,12 @@ def normalise_name(name: str) -> str:
 
 def entity_id(dataset_id: UUID, name: str, type_: str) -> UUID:
     return stable_id("entity", dataset_id, normalise_name(name), type_.upper())
+
+
+def entity_text(name: str, description: str | None) -> str:
+    """An entity node's text: "name: description", or the name alone. (Its vector in
+    ``ENTITY_COLLECTION`` is of the name alone.)"""
+    return f"{name}: {description}" if description else name
 
 
 def entity_type_id(dataset_id: UUID, type_: str) -> UUID:
@@ -203,7 +210,7 @@ def _add_chunk(
         }
         if entity.description:
             props["description"] = entity.description
-        text = f"{entity.name}: {entity.description}" if entity.description else entity.name
+        text = entity_text(entity.name, entity.description)
         if b.node(eid, NodeType.ENTITY, entity.name, text, props):
             b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
         b.edge(chunk_id, "contains", eid)
