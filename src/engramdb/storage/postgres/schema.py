@@ -382,6 +382,12 @@ _V6_TENANTS = Migration(
     ),
 )
 
+_V7_SERVED_GUIDANCE = Migration(
+    7,
+    "Q&A entries record the session guidance their answer's prompt showed",
+    ("ALTER TABLE session_qa ADD COLUMN used_context_ids uuid[] NOT NULL DEFAULT '{}'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
@@ -389,6 +395,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V4_ACCESS,
     _V5_STAGED,
     _V6_TENANTS,
+    _V7_SERVED_GUIDANCE,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -418,6 +418,12 @@ _V9_TENANTS = Migration(
     ),
 )
 
+_V10_SERVED_GUIDANCE = Migration(
+    10,
+    "Q&A entries record the session guidance their answer's prompt showed",
+    ("ALTER TABLE session_qa ADD COLUMN used_context_ids TEXT NOT NULL DEFAULT '[]'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -428,6 +434,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V7_ACCESS,
     _V8_STAGED,
     _V9_TENANTS,
+    _V10_SERVED_GUIDANCE,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 
