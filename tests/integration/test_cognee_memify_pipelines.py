@@ -1,5 +1,6 @@
 """cognee's memify pipelines (``cognee.memify_pipelines.*``) as cognee's example programs call
-them: each runs one improve stage alone."""
+them: the session ones run one improve stage alone; the consolidation ones merge duplicate
+entities and rewrite entity descriptions."""
 
 from __future__ import annotations
 
