@@ -63,13 +63,14 @@ def guidance(user: User, content: str, session_id: str = "s1", **fields: Any) ->
 async def test_qa_entries_round_trip_oldest_first(
     store: Store, user: User, dataset: Dataset
 ) -> None:
-    node, edge = uuid4(), uuid4()
+    node, edge, guidance = uuid4(), uuid4(), uuid4()
     first = await store.add_qa_entry(
         qa(
             user,
             dataset_ids=[dataset.id],
             used_node_ids=[node],
             used_edge_ids=[edge],
+            used_context_ids=[guidance],
             search_type="GRAPH_COMPLETION",
         )
     )
@@ -77,6 +78,7 @@ async def test_qa_entries_round_trip_oldest_first(
     assert first.seq < second.seq
     assert first.dataset_ids == [dataset.id]
     assert (first.used_node_ids, first.used_edge_ids) == ([node], [edge])
+    assert (first.used_context_ids, second.used_context_ids) == ([guidance], [])
     assert first.search_type == "GRAPH_COMPLETION" and first.rating_rev == 0
     assert first.created_at.utcoffset() is not None
 

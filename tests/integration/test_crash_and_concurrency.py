@@ -8,12 +8,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from uuid import UUID, uuid4
 
+import numpy as np
 import pytest
 
 import engramdb
 from engramdb.engine import get_engine
-from engramdb.models.records import RunStatus
+from engramdb.models.records import DataRecord, Edge, Node, RunStatus, edge_id, utcnow
+from engramdb.storage.base import DocumentWrite, VectorRow
 from tests.support.ingest_worker import document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +116,94 @@ async def test_two_processes_remember_into_one_dataset(isolated_config: Path) ->
     assert (await store.check_integrity()).ok
     found = await engramdb.recall("Document 200 part 3", "CHUNKS_LEXICAL", datasets=["shared"])
     assert found
+
+
+async def _duplicated_entities(pairs: int) -> tuple[UUID, int]:
+    """A dataset of ``pairs`` documents, each naming "Entity i" and "Entity i (dup)" (with
+    vectors), both linked to one shared "Hub" entity; returns the dataset id and its node count."""
+    store = get_engine().store
+    await get_engine().ensure_setup()
+    owner = await store.get_or_create_default_user()
+    dataset = await store.get_or_create_dataset(owner.id, "merging")
+    rng = np.random.default_rng(0)
+    hub = Node(id=uuid4(), dataset_id=dataset.id, type="Entity", name="Hub", text="Hub")
+    for i in range(pairs):
+        chunk = Node(id=uuid4(), dataset_id=dataset.id, type="Chunk", text=f"Entity {i}.")
+        names = [f"Entity {i}", f"Entity {i} (dup)"]
+        pair = [Node(id=uuid4(), dataset_id=dataset.id, type="Entity", name=n) for n in names]
+        nodes = [chunk, hub, *pair]
+        edges = [
+            Edge(
+                id=edge_id(chunk.id, "contains", e.id),
+                dataset_id=dataset.id,
+                source_id=chunk.id,
+                target_id=e.id,
+                relation="contains",
+            )
+            for e in [hub, *pair]
+        ] + [
+            Edge(
+                id=edge_id(e.id, "near", hub.id),
+                dataset_id=dataset.id,
+                source_id=e.id,
+                target_id=hub.id,
+                relation="near",
+            )
+            for e in pair
+        ]
+        vectors = [
+            VectorRow(e.id, "entities", rng.standard_normal(8).astype(np.float32)) for e in pair
+        ]
+        record = DataRecord(
+            id=uuid4(),
+            dataset_id=dataset.id,
+            name=f"d{i}",
+            content_hash=f"h{i}",
+            mime_type="text/plain",
+            created_at=utcnow(),
+        )
+        await store.write_document(
+            DocumentWrite(data=record, nodes=nodes, edges=edges, vectors=vectors)
+        )
+    return dataset.id, await store.count_nodes([dataset.id])
+
+
+@pytest.mark.parametrize("delay", [0.2, 1.0, 2.5, 30.0])  # the merge takes ~3-4 s
+async def test_sigkill_mid_merge_leaves_no_half_merged_entity(
+    isolated_config: Path, delay: float
+) -> None:
+    """A merge is one transaction: killed part-way, either every duplicate is still there with
+    all its edges, vectors and provenance, or every one is merged -- never a mix."""
+    pairs = 1500
+    dataset_id, nodes_before = await _duplicated_entities(pairs)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.merge_worker", str(isolated_config), str(dataset_id)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().split() == ["READY", str(pairs)]
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    store = get_engine().store
+    report = await store.check_integrity()
+    assert report.ok, report.violations
+    nodes_after = await store.count_nodes([dataset_id])
+    assert nodes_after in (nodes_before, nodes_before - pairs)
+    edges = await store.list_edges([dataset_id], limit=100_000)
+    entities = {n.id: n for n in await store.list_nodes([dataset_id], type="Entity", limit=100_000)}
+    if nodes_after == nodes_before:  # nothing merged: every duplicate whole
+        dups = [n for n in entities.values() if n.name.endswith("(dup)")]
+        assert len(dups) == pairs
+        touching = {e.source_id for e in edges} | {e.target_id for e in edges}
+        assert all(d.id in touching for d in dups)
+    else:  # all merged: every survivor is supported by its document, no edge is dangling
+        assert not any(n.name.endswith("(dup)") for n in entities.values())
+        assert all(e.source_id in entities or e.target_id in entities for e in edges)
+    hits = await store.vector_search("entities", np.ones(8, dtype=np.float32), [dataset_id], 10)
+    assert all(h.node_id in entities for h in hits)

@@ -249,3 +249,43 @@ async def test_a_graph_answer_records_the_nodes_and_edges_it_used(
     used_nodes = await store.get_nodes(turn.used_node_ids)
     assert len(used_nodes) == len(turn.used_node_ids)
     assert {n.type for n in used_nodes} >= {"Entity", "Chunk"}
+
+
+async def test_an_answer_shows_the_session_guidance_and_records_which_entries(
+    openai_server: OpenAIServer,
+) -> None:
+    """As in the reference, with AUTO_FEEDBACK the session's active "qa" guidance joins the
+    answer prompt, and the Q&A entry names the guidance entries it showed
+    (``used_session_context_ids``); a turn whose prompt showed none records None."""
+    await _setup(openai_server, auto_feedback=True)
+    _serve(openai_server, {"candidate_context_updates": []})
+    await _ask("Where do owls hunt?")  # no guidance yet
+    entry_id = await engramdb.session.add_guidance(
+        "chat", "Answer in one sentence.", section="preferences"
+    )
+    await engramdb.session.add_guidance(
+        "chat", "Log every tool call.", section="tool_rules", context_profile="agent"
+    )
+
+    await _ask("And where do bats sleep?")
+
+    prompt = _user_prompt(_completions(openai_server)[-1])
+    assert "## Active session guidance" in prompt and "- Answer in one sentence." in prompt
+    assert "Log every tool call" not in prompt  # the agent profile is not the answer's
+    first, second = await engramdb.session.get_session("chat")
+    assert first.used_session_context_ids is None
+    assert second.used_session_context_ids == [str(entry_id)]
+    (only,) = await engramdb.recall(
+        "And owls?", engramdb.SearchType.RAG_COMPLETION, session_id="chat", only_context=True
+    )
+    assert "- Answer in one sentence." in only.text
+
+
+async def test_without_auto_feedback_no_guidance_is_served(openai_server: OpenAIServer) -> None:
+    await _setup(openai_server)
+    _serve(openai_server)
+    await engramdb.session.add_guidance("chat", "Answer in one sentence.", section="preferences")
+    await _ask("Where do owls hunt?")
+    assert "Active session guidance" not in _user_prompt(_completions(openai_server)[-1])
+    (entry,) = await engramdb.session.get_session("chat")
+    assert entry.used_session_context_ids is None

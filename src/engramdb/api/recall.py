@@ -46,7 +46,7 @@ from engramdb.retrieval.router import RouteDecision, resolve_search_type
 from engramdb.retrieval.scopes import plan_scope
 from engramdb.sessions import lanes as session_lanes
 from engramdb.sessions.feedback import analyze_turn
-from engramdb.sessions.recording import load_history, record_recall_turn
+from engramdb.sessions.recording import load_guidance, load_history, record_recall_turn
 from engramdb.sessions.validation import validate_context_profile, validate_session_id
 from engramdb.spelling import verb
 from engramdb.tools import lane as tools_lane
@@ -242,6 +242,12 @@ async def _run_graph_lane(
         history = await load_history(ctx.store, owner, session_id)
         if history:
             opts = dataclasses.replace(opts, history=history)
+        if ctx.settings.auto_feedback:  # the reference serves session guidance with it only
+            block, served = await load_guidance(ctx.store, owner, session_id)
+            if block:
+                opts = dataclasses.replace(
+                    opts, session_guidance=block, session_guidance_ids=tuple(served)
+                )
     preferences = await load_preferences(ctx.store, ctx.settings, owner.id, ctx.dataset_ids)
     if not preferences.empty:  # personalization (fail-open; off, multi-dataset: empty)
         opts = dataclasses.replace(opts, preferences=preferences)

@@ -157,6 +157,7 @@ class ArchiveQA(_Line):
     dataset_ids: list[UUID] = Field(default_factory=list)
     used_node_ids: list[UUID] = Field(default_factory=list)
     used_edge_ids: list[UUID] = Field(default_factory=list)
+    used_context_ids: list[UUID] = Field(default_factory=list)
     feedback_score: int | None = None
     feedback_text: str | None = None
     feedback_source: FeedbackSource | None = None

@@ -26,13 +26,23 @@ from engramdb.extract.types import ChunkExtraction
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.ingest.data_point_graph import add_model_graph
 from engramdb.ingest.types import ChunkDraft, LoadedDocument
-from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, stable_id, utcnow
+from engramdb.models.records import (
+    DataRecord,
+    Dataset,
+    Edge,
+    Node,
+    NodeType,
+    edge_id,
+    stable_id,
+    utcnow,
+)
 
 __all__ = [
     "DocumentPlan",
     "GraphBuilder",
     "PreparedDocument",
     "entity_id",
+    "entity_text",
     "entity_type_id",
     "normalise_name",
     "plan_document",
@@ -53,6 +63,12 @@ def normalise_name(name: str) -> str:
 
 def entity_id(dataset_id: UUID, name: str, type_: str) -> UUID:
     return stable_id("entity", dataset_id, normalise_name(name), type_.upper())
+
+
+def entity_text(name: str, description: str | None) -> str:
+    """An entity node's text: "name: description", or the name alone. (Its vector in
+    ``ENTITY_COLLECTION`` is of the name alone.)"""
+    return f"{name}: {description}" if description else name
 
 
 def entity_type_id(dataset_id: UUID, type_: str) -> UUID:
@@ -194,7 +210,7 @@ def _add_chunk(
         }
         if entity.description:
             props["description"] = entity.description
-        text = f"{entity.name}: {entity.description}" if entity.description else entity.name
+        text = entity_text(entity.name, entity.description)
         if b.node(eid, NodeType.ENTITY, entity.name, text, props):
             b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
         b.edge(chunk_id, "contains", eid)
@@ -270,11 +286,11 @@ class GraphBuilder:
         *,
         weight: float | None = None,
     ) -> None:
-        edge_id = stable_id("edge", source, relation, target)
-        if edge_id in self.edges:
+        new_id = edge_id(source, relation, target)
+        if new_id in self.edges:
             return
-        self.edges[edge_id] = Edge(
-            id=edge_id,
+        self.edges[new_id] = Edge(
+            id=new_id,
             dataset_id=self.dataset_id,
             source_id=source,
             target_id=target,

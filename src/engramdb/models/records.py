@@ -20,6 +20,7 @@ __all__ = [
     "PipelineRun",
     "RunStatus",
     "User",
+    "edge_id",
     "stable_id",
     "utcnow",
 ]
@@ -34,6 +35,11 @@ NAMESPACE = UUID("6f1d7c1e-6a43-5d0b-9a57-0d1f3e2b8c11")
 def stable_id(*parts: object) -> UUID:
     """A deterministic UUID from identity fields: re-extraction upserts, never duplicates."""
     return uuid5(NAMESPACE, "\x1f".join(str(p) for p in parts))
+
+
+def edge_id(source: UUID, relation: str, target: UUID) -> UUID:
+    """The id of the ingested edge ``source -relation-> target``: one edge per triple."""
+    return stable_id("edge", source, relation, target)
 
 
 def utcnow() -> datetime:

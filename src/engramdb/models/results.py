@@ -10,6 +10,7 @@ from uuid import UUID
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr
 
 __all__ = [
+    "USED_CONTEXT_KEY",
     "ForgetResult",
     "RecallResponse",
     "RememberItem",
@@ -127,6 +128,10 @@ class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: The key of an answer's ``raw`` naming the session guidance entries its prompt showed.
+USED_CONTEXT_KEY = "used_session_context_ids"
+
+
 class ResponseGraphEntry(_Entry):
     source: Literal["graph"] = "graph"
     text: str
@@ -154,6 +159,9 @@ class ResponseQAEntry(_Entry):
     answer: str = ""
     feedback_text: str | None = None
     feedback_score: int | None = None
+    #: The session-context entries (ids) whose guidance the answer's prompt showed; None when
+    #: it showed none (the reference's meaning).
+    used_session_context_ids: list[str] | None = None
 
 
 class ResponseAgentTraceEntry(_Entry):

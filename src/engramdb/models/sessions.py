@@ -82,7 +82,8 @@ class QARecord(_Record):
     question and its text as the answer.
 
     ``seq`` is assigned by the store on insert and increases with insertion order; pass 0.
-    ``used_node_ids`` / ``used_edge_ids`` are the graph elements the answer was built from.
+    ``used_node_ids`` / ``used_edge_ids`` are the graph elements the answer was built from;
+    ``used_context_ids`` the session guidance entries its prompt showed.
     ``rating_rev`` counts the changes of ``feedback_score`` (0: never rated); consumers spend a
     rating at a revision, so a changed rating is pending again.
     """
@@ -99,6 +100,8 @@ class QARecord(_Record):
     dataset_ids: list[UUID] = Field(default_factory=list)
     used_node_ids: list[UUID] = Field(default_factory=list)
     used_edge_ids: list[UUID] = Field(default_factory=list)
+    #: The session-context (guidance) entries the answer's prompt showed.
+    used_context_ids: list[UUID] = Field(default_factory=list)
     feedback_score: int | None = None
     feedback_text: str | None = None
     feedback_source: FeedbackSource | None = None

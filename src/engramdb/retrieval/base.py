@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from pydantic import BaseModel
 
@@ -54,6 +55,10 @@ class RecallOptions:
     history: str = ""
     #: The user's preferences for the one dataset searched (personalization; None: none).
     preferences: PreferenceView | None = None
+    #: The session's active guidance block (AUTO_FEEDBACK, "qa" profile) and the ids of the
+    #: entries it shows; completion prompts put it in their guidance block.
+    session_guidance: str = ""
+    session_guidance_ids: tuple[UUID, ...] = ()
 
     @property
     def use_importance_weight(self) -> bool:

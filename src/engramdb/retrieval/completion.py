@@ -34,7 +34,7 @@ from uuid import UUID
 from engramdb.artifacts.conflicts import load_conflicts, relevant_conflicts, render_conflicts
 from engramdb.artifacts.global_index import load_overview
 from engramdb.errors import LLMNotConfiguredError
-from engramdb.models.results import ResponseGraphEntry
+from engramdb.models.results import USED_CONTEXT_KEY, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
 from engramdb.spelling import option
@@ -255,7 +255,17 @@ async def complete(
 
 
 async def _enrich(ctx: RetrievalContext, opts: RecallOptions, built: BuiltContext) -> BuiltContext:
-    """Add the user's stated preferences and the dataset overview where they belong."""
+    """Add the session's guidance, the user's stated preferences and the dataset overview where
+    they belong. An answer whose prompt showed session guidance names its entries in
+    ``raw["used_session_context_ids"]`` (recorded on the session's Q&A entry)."""
+    if opts.session_guidance and USED_CONTEXT_KEY not in built.raw:
+        guidance = f"{opts.session_guidance}\n\n{built.guidance}" if built.guidance else ""
+        ids = [str(i) for i in opts.session_guidance_ids]
+        built = dataclasses.replace(
+            built,
+            guidance=guidance or opts.session_guidance,
+            raw={**built.raw, USED_CONTEXT_KEY: ids},
+        )
     prefs = opts.preferences
     if prefs is not None and prefs.text and opts.search_type in PREFERENCE_TYPES:
         stated = f"The user stated these preferences (newest first):\n{prefs.text}"

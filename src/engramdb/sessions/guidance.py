@@ -25,6 +25,7 @@ __all__ = [
     "TOTAL_BUDGET",
     "add_guidance",
     "render_guidance",
+    "select_guidance",
 ]
 
 BLOCK_TITLE = "## Active session guidance"
@@ -45,8 +46,11 @@ def _heading(section: str) -> str:
     return section.replace("_", " ").capitalize()
 
 
-def render_guidance(entries: Sequence[ContextRecord], profile: ContextProfile) -> str:
-    """The guidance block of ``profile`` ("" when it has no entries)."""
+def select_guidance(
+    entries: Sequence[ContextRecord], profile: ContextProfile
+) -> list[ContextRecord]:
+    """The entries of ``profile`` the block shows: within the budgets, newest first per
+    section, returned in section order, oldest to newest within each."""
     sections = sections_for(profile)
     chosen: dict[str, list[ContextRecord]] = {s: [] for s in sections}
     used_total = 0
@@ -60,13 +64,21 @@ def render_guidance(entries: Sequence[ContextRecord], profile: ContextProfile) -
         chosen[entry.section].append(entry)
         used[entry.section] += cost
         used_total += cost
+    return [e for section in sections for e in sorted(chosen[section], key=lambda e: e.seq)]
+
+
+def render_guidance(entries: Sequence[ContextRecord], profile: ContextProfile) -> str:
+    """The guidance block of ``profile`` ("" when it has no entries)."""
+    picked = select_guidance(entries, profile)
+    if not picked:
+        return ""
     lines = [BLOCK_TITLE, _CONFLICT_RULE]
-    for section in sections:
-        picked = sorted(chosen[section], key=lambda e: e.seq)
-        if picked:
+    for section in sections_for(profile):
+        shown = [e for e in picked if e.section == section]
+        if shown:
             lines.append(f"### {_heading(section)}")
-            lines += [f"- {entry.content}" for entry in picked]
-    return "\n".join(lines) if used_total else ""
+            lines += [f"- {entry.content}" for entry in shown]
+    return "\n".join(lines)
 
 
 async def add_guidance(

@@ -81,6 +81,7 @@ def qa_response(entry: QARecord) -> ResponseQAEntry:
         answer=entry.answer,
         feedback_text=entry.feedback_text,
         feedback_score=entry.feedback_score,
+        used_session_context_ids=[str(i) for i in entry.used_context_ids] or None,
     )
 
 

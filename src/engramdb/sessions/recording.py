@@ -17,17 +17,20 @@ from uuid import UUID
 
 from engramdb.errors import EngramError
 from engramdb.models.records import Dataset, User, utcnow
-from engramdb.models.results import RecallResponse, ResponseGraphEntry
+from engramdb.models.results import USED_CONTEXT_KEY, RecallResponse, ResponseGraphEntry
 from engramdb.models.sessions import QARecord
+from engramdb.sessions.guidance import render_guidance, select_guidance
 from engramdb.sessions.sanitize import truncate
 from engramdb.storage.base import Store
 
 __all__ = [
     "HISTORY_TURNS",
     "MAX_STORED_CONTEXT",
+    "load_guidance",
     "load_history",
     "record_recall_turn",
     "render_history",
+    "served_guidance",
     "turn_from_results",
     "used_elements",
 ]
@@ -120,6 +123,16 @@ def turn_from_results(results: Sequence[RecallResponse]) -> tuple[str, str] | No
     return truncate("\n\n".join(r.text for r in graph), MAX_STORED_CONTEXT), ""
 
 
+def served_guidance(results: Sequence[RecallResponse]) -> list[UUID]:
+    """The session guidance entries the recall's answer prompt showed (see
+    :data:`~engramdb.models.results.USED_CONTEXT_KEY`)."""
+    for result in results:
+        if isinstance(result, ResponseGraphEntry) and result.kind == "answer":
+            ids = result.raw.get(USED_CONTEXT_KEY) or []
+            return [UUID(str(i)) for i in ids]
+    return []
+
+
 async def record_recall_turn(
     store: Store,
     *,
@@ -137,6 +150,7 @@ async def record_recall_turn(
     context, answer = turn
     node_ids, edge_ids = used_elements(results)
     entry = QARecord(
+        used_context_ids=served_guidance(results),
         id=uuid.uuid4(),
         user_id=user.id,
         session_id=session_id,
@@ -155,6 +169,17 @@ async def record_recall_turn(
     except EngramError as exc:  # fail-open by contract: the recall already succeeded
         logger.warning("could not record the recall turn in session %r: %s", session_id, exc)
         return None
+
+
+async def load_guidance(store: Store, user: User, session_id: str) -> tuple[str, list[UUID]]:
+    """The session's active "qa" guidance block for an answer prompt, with the ids of the
+    entries it shows; ("", []) when there is none or it cannot be read (fail-open)."""
+    try:
+        entries = await store.list_context_entries(user.id, session_id, context_profile="qa")
+    except EngramError as exc:
+        logger.warning("could not read the guidance of session %r: %s", session_id, exc)
+        return "", []
+    return render_guidance(entries, "qa"), [e.id for e in select_guidance(entries, "qa")]
 
 
 def render_history(entries: Sequence[QARecord]) -> str:

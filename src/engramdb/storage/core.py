@@ -34,7 +34,16 @@ from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
 from engramdb.storage.sql.tools import ToolMethods
-from engramdb.storage.types import FeedbackReport, FeedbackUpdate, FloatArray, ScoredId, Subgraph
+from engramdb.storage.types import (
+    EntityMerge,
+    FeedbackReport,
+    FeedbackUpdate,
+    FloatArray,
+    MergeReport,
+    NodeRewrite,
+    ScoredId,
+    Subgraph,
+)
 
 __all__ = ["StoreCore"]
 
@@ -256,3 +265,55 @@ class StoreCore(
             raise EngramValidationError(f"feedback alpha must be in (0, 1], got {alpha}")
         rules.normalise_marks([u.mark for u in updates])  # kinds checked before any write
         return await self._apply_feedback_weights(dataset_id, consumer, list(updates), alpha)
+
+    # --- graph edits: the listed ids are checked before the backend sees them --------------
+
+    async def rewrite_nodes(self, dataset_id: UUID, rewrites: Sequence[NodeRewrite]) -> int:
+        if not rewrites:
+            return 0
+        _check_rewrites(rewrites)
+        return await self._rewrite_nodes(dataset_id, list(rewrites))
+
+    async def merge_entities(self, dataset_id: UUID, merges: Sequence[EntityMerge]) -> MergeReport:
+        merges = [m for m in merges if m.absorbed]
+        if not merges:
+            return MergeReport()
+        _check_rewrites([m.survivor for m in merges])
+        seen: set[UUID] = set()
+        for merge in merges:
+            ids = [merge.survivor.node_id, *merge.absorbed]
+            if merge.survivor.node_id in merge.absorbed:
+                raise EngramValidationError(
+                    f"entity {merge.survivor.node_id} cannot be merged into itself"
+                )
+            repeated = seen.intersection(ids) or (len(set(ids)) != len(ids))
+            if repeated:
+                raise EngramValidationError(
+                    "an entity is listed in two merges (or twice in one); merge each cluster "
+                    "once, with one survivor"
+                )
+            seen.update(ids)
+        return await self._merge_entities(dataset_id, merges)
+
+    @abstractmethod
+    async def _rewrite_nodes(self, dataset_id: UUID, rewrites: list[NodeRewrite]) -> int: ...
+
+    @abstractmethod
+    async def _merge_entities(self, dataset_id: UUID, merges: list[EntityMerge]) -> MergeReport: ...
+
+
+def _check_rewrites(rewrites: Sequence[NodeRewrite]) -> None:
+    """Each node once; a rewrite's vectors are its own node's, one per collection."""
+    ids = [r.node_id for r in rewrites]
+    if len(set(ids)) != len(ids):
+        raise EngramValidationError("a node is rewritten twice in one call; list it once")
+    for rewrite in rewrites:
+        collections = [v.collection for v in rewrite.vectors]
+        if any(v.node_id != rewrite.node_id for v in rewrite.vectors):
+            raise EngramValidationError(
+                f"a vector of the rewrite of node {rewrite.node_id} names another node"
+            )
+        if len(set(collections)) != len(collections):
+            raise EngramValidationError(
+                f"the rewrite of node {rewrite.node_id} has two vectors in one collection"
+            )

@@ -19,12 +19,15 @@ __all__ = [
     "DerivedReport",
     "DerivedWrite",
     "DocumentWrite",
+    "EntityMerge",
     "FeedbackReport",
     "FeedbackUpdate",
     "FloatArray",
     "IntegrityReport",
     "Membership",
     "MentionCount",
+    "MergeReport",
+    "NodeRewrite",
     "ScoredId",
     "StagedItem",
     "StoredApiKey",
@@ -221,3 +224,37 @@ class StoredMark:
     entry_id: UUID
     consumer: str
     rating_rev: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRewrite:
+    """New content for one stored node (see :meth:`.Store.rewrite_nodes`).
+
+    ``text`` and ``properties`` replace the node's (``properties`` whole, not key by key);
+    ``vectors`` replace the node's embedding in each collection they name. The node's id, type,
+    name, weights and provenance are kept.
+    """
+
+    node_id: UUID
+    text: str
+    properties: Mapping[str, object]
+    vectors: Sequence[VectorRow] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMerge:
+    """Fold the ``absorbed`` entities into ``survivor`` (see :meth:`.Store.merge_entities`);
+    ``survivor`` is also the survivor's new content (its text, properties and vectors)."""
+
+    survivor: NodeRewrite
+    absorbed: Sequence[UUID]
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """What :meth:`.Store.merge_entities` did: entities folded away, edges re-pointed onto a
+    survivor, and edges dropped (self-loops, or duplicates of an edge the survivor had)."""
+
+    entities_merged: int = 0
+    edges_moved: int = 0
+    edges_dropped: int = 0

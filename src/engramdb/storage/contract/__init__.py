@@ -5,6 +5,7 @@ from engramdb.storage.contract.access import AccessStore
 from engramdb.storage.contract.archive import ArchiveStore
 from engramdb.storage.contract.derived import DerivedStore
 from engramdb.storage.contract.documents import DocumentStore
+from engramdb.storage.contract.edits import EditStore
 from engramdb.storage.contract.operations import OperationsStore
 from engramdb.storage.contract.search import SearchStore
 from engramdb.storage.contract.sessions import SessionStore
@@ -15,6 +16,7 @@ __all__ = [
     "ArchiveStore",
     "DerivedStore",
     "DocumentStore",
+    "EditStore",
     "OperationsStore",
     "SearchStore",
     "SessionStore",

@@ -30,6 +30,7 @@ from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql import derived as shared
 
 __all__ = [
+    "delete_nodes",
     "entity_mentions",
     "write_derived",
 ]
@@ -39,7 +40,7 @@ _UPSERT_NODE = node_upsert(POSTGRES, derived=True)
 _UPSERT_EDGE = edge_upsert(POSTGRES)
 
 
-async def _delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
+async def delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
     """Delete nodes with every edge touching them, their vectors and full-text rows."""
     if not node_ids:
         return 0, 0
@@ -104,7 +105,7 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
     await run_unit(conn, partial(shared.check_owners, POSTGRES, write))
     now = utcnow()
 
-    nodes_deleted, edges_deleted = await _delete_nodes(
+    nodes_deleted, edges_deleted = await delete_nodes(
         conn, await run_unit(conn, partial(shared.doomed_nodes, POSTGRES, write))
     )
     async with conn.cursor() as batch:

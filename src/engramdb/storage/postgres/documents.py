@@ -38,6 +38,7 @@ from engramdb.storage.postgres.vectors import FloatArray, check_vector
 from engramdb.storage.sql import documents as shared
 
 __all__ = [
+    "UPSERT_VECTOR",
     "PreparedDocument",
     "delete_data",
     "delete_dataset",
@@ -60,7 +61,7 @@ _UPSERT_NODE = node_upsert(POSTGRES, derived=False)
 
 _UPSERT_EDGE = edge_upsert(POSTGRES, derived=False)
 
-_UPSERT_VECTOR = """
+UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (%s, %s, %s, %s, %b)
 ON CONFLICT (node_id, collection) DO UPDATE SET
     dataset_id = excluded.dataset_id, dim = excluded.dim, embedding = excluded.embedding
@@ -221,7 +222,7 @@ async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
             )
         if doc.vectors:
             rows = await _vector_rows(conn, doc, known)
-            await batch.executemany(_UPSERT_VECTOR, rows)
+            await batch.executemany(UPSERT_VECTOR, rows)
         if doc.lexical:
             await _write_lexical(conn, doc, known)
     return True

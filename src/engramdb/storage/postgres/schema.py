@@ -418,6 +418,12 @@ _V7_TOOLS = Migration(
     ),
 )
 
+_V8_SERVED_GUIDANCE = Migration(
+    8,
+    "Q&A entries record the session guidance their answer's prompt showed",
+    ("ALTER TABLE session_qa ADD COLUMN used_context_ids uuid[] NOT NULL DEFAULT '{}'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
@@ -426,6 +432,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V5_STAGED,
     _V6_TENANTS,
     _V7_TOOLS,
+    _V8_SERVED_GUIDANCE,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -64,8 +64,9 @@ async def add_qa_entry(conn: Conn, entry: QARecord) -> QARecord:
     await conn.execute(
         "INSERT INTO session_qa (id, user_id, session_id, origin, question, context, answer, "
         "search_type, used_node_ids, used_edge_ids, feedback_score, feedback_text, "
-        "feedback_source, feedback_at, rating_rev, created_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::uuid[], %s::uuid[], %s, %s, %s, %s, %s, %s)",
+        "feedback_source, feedback_at, rating_rev, created_at, used_context_ids) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::uuid[], %s::uuid[], %s, %s, %s, %s, %s, %s, "
+        "%s::uuid[])",
         (
             entry.id,
             entry.user_id,
@@ -83,6 +84,7 @@ async def add_qa_entry(conn: Conn, entry: QARecord) -> QARecord:
             entry.feedback_at,
             entry.rating_rev,
             entry.created_at,
+            list(entry.used_context_ids),
         ),
     )
     if entry.dataset_ids:

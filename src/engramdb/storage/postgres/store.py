@@ -54,9 +54,12 @@ from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
+    EntityMerge,
     FloatArray,
     IntegrityReport,
     MentionCount,
+    MergeReport,
+    NodeRewrite,
     ScoredId,
     StagedItem,
     Subgraph,
@@ -65,7 +68,15 @@ from engramdb.storage.capabilities import Capability
 from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.lending import lent_or
-from engramdb.storage.postgres import derived, documents, integrity, reads, staging, vectors
+from engramdb.storage.postgres import (
+    derived,
+    documents,
+    edits,
+    integrity,
+    reads,
+    staging,
+    vectors,
+)
 from engramdb.storage.postgres import sessions as session_sql
 from engramdb.storage.postgres.config import PostgresTarget, parse_url
 from engramdb.storage.postgres.database import (
@@ -299,6 +310,18 @@ class PostgresStore(StoreCore):
 
     async def delete_data(self, data_id: UUID) -> DeleteReport:
         return await self._db.write(partial(documents.delete_data, data_id=data_id))
+
+    async def _rewrite_nodes(self, dataset_id: UUID, rewrites: list[NodeRewrite]) -> int:
+        await self._ensure_vector_indexes(edits.vector_shapes(rewrites))
+        return await self._db.write(
+            partial(edits.rewrite_nodes, dataset_id=dataset_id, rewrites=rewrites)
+        )
+
+    async def _merge_entities(self, dataset_id: UUID, merges: list[EntityMerge]) -> MergeReport:
+        await self._ensure_vector_indexes(edits.vector_shapes([m.survivor for m in merges]))
+        return await self._db.write(
+            partial(edits.merge_entities, dataset_id=dataset_id, merges=merges)
+        )
 
     # --- pipeline runs (record rules in :class:`.StoreCore`) ------------------------------------
 

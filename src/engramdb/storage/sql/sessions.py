@@ -56,7 +56,8 @@ def qa_columns(d: SqlDialect) -> str:
     return (
         "q.id, q.user_id, q.session_id, q.seq, q.origin, q.question, q.context, q.answer, "
         f"q.search_type, {datasets}, q.used_node_ids, q.used_edge_ids, q.feedback_score, "
-        "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at"
+        "q.feedback_text, q.feedback_source, q.feedback_at, q.rating_rev, q.created_at, "
+        "q.used_context_ids"
     )
 
 
@@ -83,6 +84,7 @@ def row_to_qa(row: Row) -> QARecord:
         feedback_at=maybe_time(row[15]),
         rating_rev=int(row[16]),
         created_at=as_time(row[17]),
+        used_context_ids=as_uuids(row[18]),
     )
 
 

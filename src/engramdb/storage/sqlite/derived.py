@@ -28,6 +28,7 @@ from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
+    "delete_nodes",
     "entity_mentions",
     "write_derived",
 ]
@@ -37,7 +38,7 @@ _UPSERT_NODE = node_upsert(SQLITE, derived=True)
 _UPSERT_EDGE = edge_upsert(SQLITE)
 
 
-def _delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[int, int]:
+def delete_nodes(conn: sqlite3.Connection, node_ids: Sequence[str]) -> tuple[int, int]:
     """Delete nodes with every edge touching them, their vectors and full-text rows."""
     if not node_ids:
         return 0, 0
@@ -86,7 +87,7 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
     nodes_deleted = edges_deleted = 0
     doomed = run_unit(conn, partial(shared.doomed_nodes, SQLITE, write))
     if doomed:
-        nodes_deleted, edges_deleted = _delete_nodes(conn, [str(i) for i in doomed])
+        nodes_deleted, edges_deleted = delete_nodes(conn, [str(i) for i in doomed])
 
     conn.executemany(
         _UPSERT_NODE,

@@ -29,10 +29,13 @@ from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.units import run_unit
 
 __all__ = [
+    "UPSERT_VECTOR",
+    "check_vector_dims",
     "delete_data",
     "delete_dataset",
     "delete_everything",
     "prune_vector_log",
+    "vector_blob",
     "write_document",
 ]
 
@@ -40,7 +43,7 @@ _UPSERT_NODE = node_upsert(SQLITE, derived=False)
 
 _UPSERT_EDGE = edge_upsert(SQLITE, derived=False)
 
-_UPSERT_VECTOR = """
+UPSERT_VECTOR = """
 INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (node_id, collection) DO UPDATE SET
     dataset_id = excluded.dataset_id, dim = excluded.dim, embedding = excluded.embedding
@@ -71,7 +74,7 @@ def _existing_nodes(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, s
     return {row[0]: row[1] for row in rows}
 
 
-def _vector_blob(vector: object, node_id: UUID, collection: str) -> tuple[int, bytes]:
+def vector_blob(vector: object, node_id: UUID, collection: str) -> tuple[int, bytes]:
     array = np.asarray(vector, dtype="<f4")
     if array.ndim != 1 or array.shape[0] == 0:
         raise EngramValidationError(
@@ -83,7 +86,7 @@ def _vector_blob(vector: object, node_id: UUID, collection: str) -> tuple[int, b
     return int(array.shape[0]), array.tobytes()
 
 
-def _check_vector_dims(conn: sqlite3.Connection, dims: dict[tuple[str, str], int]) -> None:
+def check_vector_dims(conn: sqlite3.Connection, dims: dict[tuple[str, str], int]) -> None:
     for (collection, dataset_id), dim in dims.items():
         row = conn.execute(
             "SELECT dim FROM vectors WHERE collection = ? AND dataset_id = ? LIMIT 1",
@@ -198,7 +201,7 @@ def _write_vectors(
     for vector in doc.vectors:
         node_id = str(vector.node_id)
         dataset_id = datasets[node_id]
-        dim, blob = _vector_blob(vector.vector, vector.node_id, vector.collection)
+        dim, blob = vector_blob(vector.vector, vector.node_id, vector.collection)
         key = (vector.collection, dataset_id)
         if dims.setdefault(key, dim) != dim:
             raise EmbeddingMismatchError(
@@ -206,8 +209,8 @@ def _write_vectors(
                 f"collection {vector.collection!r}."
             )
         rows.append((node_id, vector.collection, dataset_id, dim, blob))
-    _check_vector_dims(conn, dims)
-    conn.executemany(_UPSERT_VECTOR, rows)
+    check_vector_dims(conn, dims)
+    conn.executemany(UPSERT_VECTOR, rows)
     conn.executemany(
         "INSERT INTO vector_log (collection, dataset_id, node_id, op) VALUES (?, ?, ?, 'upsert')",
         [(r[1], r[2], r[0]) for r in rows],

@@ -454,6 +454,12 @@ _V10_TOOLS = Migration(
     ),
 )
 
+_V11_SERVED_GUIDANCE = Migration(
+    11,
+    "Q&A entries record the session guidance their answer's prompt showed",
+    ("ALTER TABLE session_qa ADD COLUMN used_context_ids TEXT NOT NULL DEFAULT '[]'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -465,6 +471,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V8_STAGED,
     _V9_TENANTS,
     _V10_TOOLS,
+    _V11_SERVED_GUIDANCE,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -61,8 +61,8 @@ def add_qa_entry(conn: sqlite3.Connection, entry: QARecord) -> QARecord:
     conn.execute(
         "INSERT INTO session_qa (id, user_id, session_id, origin, question, context, answer, "
         "search_type, used_node_ids, used_edge_ids, feedback_score, feedback_text, "
-        "feedback_source, feedback_at, rating_rev, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "feedback_source, feedback_at, rating_rev, created_at, used_context_ids) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             str(entry.id),
             str(entry.user_id),
@@ -80,6 +80,7 @@ def add_qa_entry(conn: sqlite3.Connection, entry: QARecord) -> QARecord:
             None if entry.feedback_at is None else to_time(entry.feedback_at),
             entry.rating_rev,
             to_time(entry.created_at),
+            to_json(entry.used_context_ids),
         ),
     )
     conn.executemany(

@@ -46,9 +46,12 @@ from engramdb.storage.base import (
     DerivedReport,
     DerivedWrite,
     DocumentWrite,
+    EntityMerge,
     FloatArray,
     IntegrityReport,
     MentionCount,
+    MergeReport,
+    NodeRewrite,
     ScoredId,
     StagedItem,
     Subgraph,
@@ -59,7 +62,7 @@ from engramdb.storage.dialect import SQLITE
 from engramdb.storage.lending import lent_or
 from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
-from engramdb.storage.sqlite import derived, documents, graph, maintenance, staging
+from engramdb.storage.sqlite import derived, documents, edits, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.database import Database, damaged, is_busy, translate_error
 from engramdb.storage.sqlite.locks import LeaseLocks
@@ -198,6 +201,23 @@ class SqliteStore(StoreCore):
     async def delete_data(self, data_id: UUID) -> DeleteReport:
         return await self._write(
             partial(documents.delete_data, data_id=data_id, log_keep=self._log_keep)
+        )
+
+    async def _rewrite_nodes(self, dataset_id: UUID, rewrites: list[NodeRewrite]) -> int:
+        return await self._write(
+            partial(
+                edits.rewrite_nodes,
+                dataset_id=dataset_id,
+                rewrites=rewrites,
+                log_keep=self._log_keep,
+            )
+        )
+
+    async def _merge_entities(self, dataset_id: UUID, merges: list[EntityMerge]) -> MergeReport:
+        return await self._write(
+            partial(
+                edits.merge_entities, dataset_id=dataset_id, merges=merges, log_keep=self._log_keep
+            )
         )
 
     # --- pipeline runs ---------------------------------------------------------------------------

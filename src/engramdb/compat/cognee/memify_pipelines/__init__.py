@@ -1,5 +1,6 @@
-"""``cognee.memify_pipelines`` over engramdb: each of cognee's memify pipelines is one stage of
-``improve()`` (see docs/improve.md), run alone on the default engine. In-process only."""
+"""``cognee.memify_pipelines`` over engramdb, on the default engine, in-process only: the
+session pipelines are each one stage of ``improve()`` run alone (see docs/improve.md); the
+consolidation pipelines are :mod:`engramdb.api.consolidate`."""
 
 from __future__ import annotations
 

@@ -1,22 +1,28 @@
-"""``cognee.memify_pipelines.consolidate_entity_descriptions``: refused, naming what to use."""
+"""``cognee.memify_pipelines.consolidate_entity_descriptions``: rewrite entity descriptions."""
 
 from __future__ import annotations
 
-from typing import Any
+from uuid import UUID
 
-from engramdb.errors import FeatureNotAvailableError
+from engramdb.models.consolidate import DescriptionsResult
+from engramdb.models.records import User
 
 __all__ = ["consolidate_entity_descriptions_pipeline"]
 
 
 async def consolidate_entity_descriptions_pipeline(
-    user: Any = None, dataset: str = "main_dataset", run_in_background: bool = False, **_: Any
-) -> Any:
-    """Not available: engramdb keeps each entity's descriptions as extracted, with the
-    evidence of every fact, and does not rewrite them with an LLM."""
-    raise FeatureNotAvailableError(
-        "consolidate_entity_descriptions_pipeline() is not available on engramdb: an entity "
-        "keeps the descriptions extracted from each document, with their evidence; recall "
-        "with SearchType.GRAPH_SUMMARY_COMPLETION for a summarised view "
-        "(see docs/migrating-from-cognee.md)"
-    )
+    user: User | None = None,
+    dataset: str | UUID = "main_dataset",
+    run_in_background: bool = False,
+) -> DescriptionsResult:
+    """Rewrite the description of every entity of ``dataset`` from its neighbourhood (its
+    description, the entities and type it is connected to, the passages that mention it): with
+    the configured LLM, a brief rewording, as cognee does; without one, the description
+    followed by the entity's relations. The rewritten entities are re-embedded and written in
+    one transaction. cognee's pipeline takes no arguments and works on the default dataset;
+    ``user`` and ``dataset`` choose another (``run_in_background`` is accepted and changes
+    nothing: engramdb waits for the rewrite)."""
+    from engramdb.api.consolidate import consolidate_entity_descriptions
+    from engramdb.engine import get_engine
+
+    return await consolidate_entity_descriptions(get_engine(), dataset=dataset, user=user)

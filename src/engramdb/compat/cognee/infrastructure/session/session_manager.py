@@ -45,6 +45,7 @@ class SessionQAEntry(BaseModel):
     feedback_text: str | None = None
     feedback_score: int | None = None
     used_graph_element_ids: dict[str, list[str]] | None = None
+    used_session_context_ids: list[str] | None = None
 
 
 class SessionAgentTraceEntry(BaseModel):
@@ -77,6 +78,7 @@ def _qa(entry: QARecord) -> SessionQAEntry:
         feedback_text=entry.feedback_text,
         feedback_score=entry.feedback_score,
         used_graph_element_ids=used,
+        used_session_context_ids=[str(i) for i in entry.used_context_ids] or None,
     )
 
 
