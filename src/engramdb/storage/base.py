@@ -101,7 +101,6 @@ class Store(
     DerivedStore,
     AccessStore,
     ArchiveStore,
-    EditStore,
     OperationsStore,
     ToolStore,
 ):
