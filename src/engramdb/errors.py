@@ -17,14 +17,18 @@ Messages say what went wrong *and* how to fix it.
     │   ├── CypherTimeoutError (422)
     │   ├── StatementTimeoutError (422)
     │   ├── PermissionNotFoundError (422)
+    │   ├── SqlGuardError (422)
     │   └── ConfigurationError (422)
-    │       └── LLMNotConfiguredError (422)
+    │       ├── LLMNotConfiguredError (422)
+    │       ├── ToolCallsDisabledError (422)
+    │       └── SyncInLoopError (422)
     ├── NotFoundError (404)
     │   ├── DatasetNotFoundError (404)
     │   ├── DataNotFoundError (404)
     │   ├── UserNotFoundError (404)
     │   ├── TenantNotFoundError (404)
-    │   └── RoleNotFoundError (404)
+    │   ├── RoleNotFoundError (404)
+    │   └── ToolConnectionNotFoundError (404)
     ├── PermissionDeniedError (403)
     ├── AuthenticationError (401)          alias: UnauthenticatedError
     ├── ConflictError (409)
@@ -107,6 +111,7 @@ __all__ = [
     "StorageError",
     "StorageFullError",
     "StorageReadOnlyError",
+    "SyncInLoopError",
     "TenantNotFoundError",
     "ToolCallsDisabledError",
     "ToolConnectionNotFoundError",
@@ -328,6 +333,13 @@ class ToolCallsDisabledError(ConfigurationError):
     turned tool calls on (TOOL_CALLS_ENABLED, TOOL_WRITE_CALLS_ENABLED)."""
 
     code = "tool_calls_disabled"
+
+
+class SyncInLoopError(ConfigurationError):
+    """A blocking verb of :mod:`engramdb.sync` was called on a thread whose event loop is
+    running: that thread must await the async verb instead."""
+
+    code = "sync_in_loop"
 
 
 class SqlGuardError(EngramValidationError):

@@ -39,7 +39,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engramdb.errors import ConfigurationError
+from engramdb.errors import ConfigurationError, SyncInLoopError
 from engramdb.verbs import VERBS
 from engramdb.verbs.spec import Verb
 
@@ -65,10 +65,6 @@ NAMESPACES = {
     "engramdb.prune": "prune",
     "engramdb.datasets": "datasets",
 }
-
-
-class SyncInLoopError(ConfigurationError):
-    """A blocking verb was called on a thread whose event loop is running."""
 
 
 class LoopThread:

@@ -75,7 +75,8 @@ def test_a_cognee_path_engramdb_does_not_mirror_fails_by_name(tmp_path: Path) ->
     script.write_text("import cognee.modules.retrieval.utils.brute_force_triplet_search\n")
     done = _run([sys.executable, "-m", "engramdb.compat.cognee", str(script)], tmp_path)
     assert done.returncode == 1
-    assert "engramdb does not provide cognee's module 'cognee.modules.retrieval'" in done.stderr
+    missing = "engramdb does not provide cognee's module 'cognee.modules.retrieval.utils'"
+    assert missing in done.stderr
 
 
 def test_import_engramdb_installs_no_alias(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ async def test_forget_removes_data_points_with_their_item_or_dataset() -> None:
 
 
 async def test_a_failed_add_writes_nothing_and_a_retry_writes_everything() -> None:
-    set_engine(Engine(config.settings, embedder=FlakyEmbedder(fail_on=1)))
+    set_engine(Engine(config.settings, embedder=FlakyEmbedder(fail_from="")))
     with pytest.raises(engramdb.EmbeddingProviderError):
         await engramdb.add_data_points(_people())
     store = get_engine().store

@@ -387,7 +387,10 @@ async def test_every_runner_keeps_the_history(openai_server: OpenAIServer, runne
         if runner == "run_sync":
 
             def in_thread() -> Any:
-                return Runner.run_sync(agent, text, session=session, run_config=RUN)
+                # run_sync runs each call on a new event loop; an AsyncOpenAI client's pooled
+                # connections belong to the loop that opened them, so each call gets its own.
+                fresh = Agent(name="assistant", model=_model(openai_server))
+                return Runner.run_sync(fresh, text, session=session, run_config=RUN)
 
             return await asyncio.to_thread(in_thread)
         streamed = Runner.run_streamed(agent, text, session=session, run_config=RUN)
