@@ -1,0 +1,1 @@
+ANSWERS: dict[str, tuple[str, ...]] = {}
