@@ -160,6 +160,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     ),
     "guides/truth_subspace_reranking.py": (
         r"BASELINE CONTEXT \(truth weighting off\)\n.*(coffee|tea)",
-        r"TRUTH-WEIGHTED CONTEXT \(truth weighting on\)\n.*(coffee|tea)",
+        # what the guide demonstrates: "the coffee chunks visibly rise" (the three come first)
+        r"TRUTH-WEIGHTED CONTEXT \(truth weighting on\)\n(?:.*coffee.*\n\n?){3}",
     ),
 }
