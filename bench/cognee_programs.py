@@ -19,7 +19,13 @@ schema, plain answers quoted from the request's context). Embeddings: engramdb's
 cognee (``--cognee-python``, a Python with cognee installed) uses the server's ``/v1/embeddings``.
 
 A program **completes** when it exits 0 within ``--timeout``. The last line of its standard error
-(or output) is shown for the others. Figures printed: completed / counted for each system.
+(or output) is shown for the others. A completed program **answers from its data** when its output
+(standard output and error) matches every pattern :data:`bench.cognee_program_answers.ANSWERS`
+declares for it: phrases of its own data in the lines where it prints answers, so an empty
+result, ``[]``, ``None`` or a swallowed error does not count (column ``data`` / ``NODATA``; a
+program that prints no answer to check counts as answering, marked ``n/a``). Figures printed for
+each system: completed / counted, and how many completed programs answer from their data.
+``--show-output`` prints every program's output (the last 4000 characters).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cognee_program_answers import ANSWERS  # noqa: E402
 from tests.support.openai_server import OpenAIServer  # noqa: E402
 from tests.support.schema_answers import answer_chat  # noqa: E402
 
@@ -74,6 +82,20 @@ class Outcome:
     seconds: float
     last_line: str
     output: str
+    #: None when the program did not complete or no expectation is declared for it.
+    data_answers: bool | None = None
+    missing: tuple[str, ...] = ()
+
+
+def check_answers(outcome: Outcome) -> Outcome:
+    """Fill ``data_answers`` / ``missing`` from :data:`ANSWERS` for a completed program."""
+    expected = ANSWERS.get(outcome.program)
+    if outcome.completed and expected is not None:
+        outcome.missing = tuple(
+            p for p in expected if re.search(p, outcome.output, re.MULTILINE) is None
+        )
+        outcome.data_answers = not outcome.missing
+    return outcome
 
 
 def programs(examples: Path) -> list[str]:
@@ -184,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="run programs whose path contains this")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--show-output", action="store_true", help="print each failure's output")
+    parser.add_argument("--show-output", action="store_true", help="print each program's output")
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args(argv)
     if args.examples is None or not args.examples.is_dir():
@@ -209,20 +231,33 @@ def main(argv: list[str] | None = None) -> int:
                 for name, cmd, extra in systems
             ]
             for future in concurrent.futures.as_completed(futures):
-                outcome = future.result()
+                outcome = check_answers(future.result())
                 outcomes.append(outcome)
                 mark = "ok  " if outcome.completed else "FAIL"
+                data = {True: "data  ", False: "NODATA", None: "  -   "}[outcome.data_answers]
+                if outcome.data_answers and not ANSWERS[outcome.program]:
+                    data = " n/a  "
                 print(
-                    f"{mark} {outcome.system:8} {outcome.seconds:6.1f}s {outcome.program}"
-                    + ("" if outcome.completed else f"\n        {outcome.last_line}"),
+                    f"{mark} {data} {outcome.system:8} {outcome.seconds:6.1f}s {outcome.program}"
+                    + ("" if outcome.completed else f"\n        {outcome.last_line}")
+                    + (f"\n        missing: {list(outcome.missing)}" if outcome.missing else ""),
                     flush=True,
                 )
-                if args.show_output and not outcome.completed:
+                if args.show_output:
                     print(outcome.output[-4000:])
     print()
     for name, _, _ in systems:
         mine = [o for o in outcomes if o.system == name]
-        print(f"{name}: {sum(o.completed for o in mine)} of {len(mine)} programs completed")
+        done = [o for o in mine if o.completed]
+        answering = [o for o in done if o.data_answers]
+        silent = [o for o in answering if not ANSWERS[o.program]]
+        unchecked = [o for o in done if o.data_answers is None]
+        print(
+            f"{name}: {len(done)} of {len(mine)} programs completed; {len(answering)} of them "
+            f"answer from their data ({len(silent)} print no answer to check"
+            + (f"; {len(unchecked)} without a declared expectation" if unchecked else "")
+            + ")"
+        )
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
     return 0

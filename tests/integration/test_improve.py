@@ -96,6 +96,39 @@ async def test_global_context_index_buckets_root_and_incremental_rebuild() -> No
     assert "Document: " in overview and "Ada Lovelace" in overview
 
 
+async def test_include_global_context_index_gives_the_references_prelude() -> None:
+    """cognee's examples/advanced_guides/global_context_index_smoke_demo.py shape: recall with
+    ``retriever_specific_config={"include_global_context_index": True,
+    "global_context_index_top_k": 3}`` and ``only_context=True``, then look for "World summary:"
+    or "Relevant areas:" in the context. Seed (improve.md): "By default it builds the global
+    context index: one summary bucket per document plus a dataset root for graph completion
+    retrieval and dataset routing"."""
+    await engramdb.remember(FACTS, self_improvement=False)
+    await engramdb.improve()
+
+    async def context(config: dict[str, Any] | None) -> str:
+        (prompt,) = await engramdb.recall(
+            "Who wrote the first program?",
+            query_type=engramdb.SearchType.GRAPH_COMPLETION,
+            only_context=True,
+            retriever_specific_config=config,
+        )
+        return str(prompt.text)
+
+    on = await context({"include_global_context_index": True, "global_context_index_top_k": 3})
+    prelude = on.split("Context:\n", 1)[1]
+    assert prelude.startswith("World summary:\nDataset: main_dataset (1 documents indexed)")
+    areas = prelude.split("Relevant areas:\n", 1)[1]
+    assert areas.startswith("Document: ") and "Ada Lovelace" in areas
+    assert areas.index("Ada Lovelace") < areas.index("Passages:")  # the prelude leads
+    assert "Dataset overview:" not in on
+    off = await context({"include_global_context_index": False})
+    assert "World summary:" not in off and "Dataset overview:" not in off
+    assert "Ada Lovelace" in off  # the context itself is still there
+    default = await context(None)
+    assert "Dataset overview:" in default and "World summary:" not in default
+
+
 async def test_forgetting_the_dataset_removes_derived_data() -> None:
     await engramdb.remember(FACTS, self_improvement=False)
     await engramdb.improve()

@@ -22,6 +22,7 @@ __all__ = [
     "bucket_id",
     "load_global_context",
     "load_overview",
+    "load_overview_parts",
     "root_id",
 ]
 
@@ -80,6 +81,14 @@ async def load_overview(
     """The root text plus the buckets of the first ``max_buckets`` of ``data_ids`` (documents
     without a bucket are passed over): what a prompt shows. Reads only those few nodes by id, so
     its cost does not grow with the dataset; "" when no index was built."""
+    root, buckets = await load_overview_parts(store, dataset_id, data_ids, max_buckets=max_buckets)
+    return "\n\n".join([root, *buckets] if root else buckets)
+
+
+async def load_overview_parts(
+    store: Store, dataset_id: UUID, data_ids: list[UUID], *, max_buckets: int = 3
+) -> tuple[str, list[str]]:
+    """:func:`load_overview`'s root text ("" when none) and bucket texts, apart."""
     wanted = list(dict.fromkeys(data_ids))
     ids = [root_id(dataset_id), *(bucket_id(dataset_id, d) for d in wanted)]
     found = {
@@ -87,6 +96,6 @@ async def load_overview(
         for n in await store.get_nodes(ids)
         if n.dataset_id == dataset_id and n.type in (ROOT_TYPE, BUCKET_TYPE)
     }
-    root = [found[ids[0]].text] if ids[0] in found else []
+    root = found[ids[0]].text if ids[0] in found else ""
     buckets = [found[i].text for i in ids[1:] if i in found][:max_buckets]
-    return "\n\n".join([*root, *buckets])
+    return root, buckets

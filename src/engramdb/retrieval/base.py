@@ -64,6 +64,19 @@ class RecallOptions:
     def use_importance_weight(self) -> bool:
         return bool(self.retriever_specific_config.get("use_importance_weight", True))
 
+    @property
+    def include_global_context_index(self) -> bool | None:
+        """``retriever_specific_config["include_global_context_index"]`` (the reference's
+        option): True for its prelude before the context, False for none, None (not given) for
+        the "Dataset overview" after it."""
+        value = self.retriever_specific_config.get("include_global_context_index")
+        return None if value is None else bool(value)
+
+    @property
+    def global_context_index_top_k(self) -> int:
+        """How many documents' buckets the prelude's "Relevant areas" shows (default 3)."""
+        return int(self.retriever_specific_config.get("global_context_index_top_k", 3))
+
 
 @dataclass(slots=True)
 class RetrievalContext:

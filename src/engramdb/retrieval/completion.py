@@ -19,7 +19,11 @@ placed there) and calls :func:`complete`, which handles the rest uniformly:
   conflicts their context mentions.
 * a global context index (built by improve()) → graph-completion and hybrid prompts get a
   "Dataset overview" after the context: the dataset root and the buckets of the documents the
-  context cites. Reading it is fail-open: a missing or unreadable index adds nothing.
+  context cites. Reading it is fail-open: a missing or unreadable index adds nothing. With
+  ``retriever_specific_config={"include_global_context_index": True}`` (the reference's option)
+  it is the reference's prelude instead, leading the context itself (so ``raw["context"]`` holds
+  it too): ``World summary:`` (the root) and ``Relevant areas:`` (up to
+  ``global_context_index_top_k`` buckets, default 3); ``False`` shows no index.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import Any, Literal
 from uuid import UUID
 
 from engramdb.artifacts.conflicts import load_conflicts, relevant_conflicts, render_conflicts
-from engramdb.artifacts.global_index import load_overview
+from engramdb.artifacts.global_index import load_overview_parts
 from engramdb.errors import LLMNotConfiguredError
 from engramdb.models.results import USED_CONTEXT_KEY, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
@@ -272,10 +276,16 @@ async def _enrich(ctx: RetrievalContext, opts: RecallOptions, built: BuiltContex
         guidance = f"{built.guidance}\n\n{stated}" if built.guidance else stated
         built = dataclasses.replace(built, guidance=guidance)
     # the index is not node-set aware: a node_name-restricted context gets no overview
-    if opts.search_type in OVERVIEW_TYPES and not built.overview and not opts.node_name:
-        overview = await _overview(ctx, built)
-        if overview:
-            built = dataclasses.replace(built, overview=overview)
+    include = opts.include_global_context_index
+    if opts.search_type in OVERVIEW_TYPES and include is not False and not opts.node_name:
+        if include:
+            prelude = await _overview(ctx, built, prelude=opts.global_context_index_top_k)
+            if prelude:
+                built = dataclasses.replace(built, text=f"{prelude}\n\n{built.text}")
+        elif include is None and not built.overview:
+            overview = await _overview(ctx, built)
+            if overview:
+                built = dataclasses.replace(built, overview=overview)
     if opts.search_type in OVERVIEW_TYPES and not built.conflicts:
         block = await _conflicts(ctx, built)
         if block:
@@ -292,7 +302,9 @@ async def _conflicts(ctx: RetrievalContext, built: BuiltContext) -> str:
     return render_conflicts(relevant_conflicts(found, built.text))
 
 
-async def _overview(ctx: RetrievalContext, built: BuiltContext) -> str:
+async def _overview(ctx: RetrievalContext, built: BuiltContext, prelude: int | None = None) -> str:
+    """The "Dataset overview" block, or with ``prelude`` (its bucket count) the reference's
+    ``World summary:`` / ``Relevant areas:`` prelude."""
     cited: list[UUID] = []
     for item in built.evidence:
         if item.data_id is not None:
@@ -300,12 +312,24 @@ async def _overview(ctx: RetrievalContext, built: BuiltContext) -> str:
                 cited.append(UUID(item.data_id))
             except ValueError:
                 continue
+    roots: list[str] = []
+    buckets: list[str] = []
     parts = []
     for dataset in ctx.datasets[:3]:
+        wanted = _OVERVIEW_BUCKETS if prelude is None else prelude
         try:
-            parts.append(
-                await load_overview(ctx.store, dataset.id, cited, max_buckets=_OVERVIEW_BUCKETS)
+            root, found = await load_overview_parts(
+                ctx.store, dataset.id, cited, max_buckets=wanted
             )
         except Exception as exc:  # fail-open by contract: the index only adds context (logged)
             logger.warning("could not read the global context index: %s", exc)
-    return "\n\n".join(p for p in parts if p)
+            continue
+        roots.extend([root] if root else [])
+        buckets.extend(found)
+        parts.append("\n\n".join([root, *found] if root else found))
+    if prelude is None:
+        return "\n\n".join(p for p in parts if p)
+    blocks = ["World summary:\n" + "\n\n".join(roots)] if roots else []
+    if buckets[:prelude]:
+        blocks.append("Relevant areas:\n" + "\n\n".join(buckets[:prelude]))
+    return "\n\n".join(blocks)
