@@ -26,7 +26,7 @@ from uuid import UUID
 
 from engramdb.access.permissions import check
 from engramdb.engine import Engine
-from engramdb.errors import EngramValidationError, error_class_name, scrub_secrets
+from engramdb.errors import EngramValidationError
 from engramdb.graph_schema import ENTITY_COLLECTION
 from engramdb.improvement import descriptions as desc
 from engramdb.improvement.entity_clusters import (
@@ -73,12 +73,7 @@ async def _locked_run(engine: Engine, dataset: Dataset, pipeline: str) -> AsyncI
         try:
             yield
         except BaseException as exc:
-            await store.finish_run(
-                run.id,
-                RunStatus.ERRORED,
-                error_class=error_class_name(exc),
-                error_message=scrub_secrets(str(exc)),
-            )
+            await store.fail_run(run.id, exc)
             raise
         await store.finish_run(run.id, RunStatus.COMPLETED)
 

@@ -32,8 +32,6 @@ from engramdb.engine import Engine
 from engramdb.errors import (
     EngramValidationError,
     PermissionDeniedError,
-    error_class_name,
-    scrub_secrets,
 )
 from engramdb.ingest.graph_builder import normalise_name
 from engramdb.ingest.pipeline import data_id_for
@@ -151,12 +149,7 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
                     if old != data_id and old_record and old_record.mime_type == SKILL_MIME_TYPE:
                         await store.delete_data(old)
         except BaseException as exc:
-            await store.finish_run(
-                run.id,
-                RunStatus.ERRORED,
-                error_class=error_class_name(exc),
-                error_message=scrub_secrets(str(exc)),
-            )
+            await store.fail_run(run.id, exc)
             raise
         await store.finish_run(run.id, RunStatus.COMPLETED, counts={"skills": int(written)})
     return record if written else record.model_copy(update={"status": "skipped"})

@@ -29,7 +29,7 @@ from engramdb.code.discover import CodeRoot
 from engramdb.code.model import DELTA_KEY, REPOS_KEY, VERSION_KEY, ParsedFile, Symbol
 from engramdb.code.parse_python import parse_python
 from engramdb.code.parse_treesitter import parse_treesitter
-from engramdb.errors import EngramValidationError, error_class_name, scrub_secrets
+from engramdb.errors import EngramValidationError
 from engramdb.ingest.pipeline import data_id_for
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, RunStatus, stable_id, utcnow
 from engramdb.models.results import SkippedFile
@@ -298,12 +298,7 @@ async def index_code(
                 await store.delete_data(old.id)
             await _record(store, dataset.id, report)
         except BaseException as exc:
-            await store.finish_run(
-                run.id,
-                RunStatus.ERRORED,
-                error_class=error_class_name(exc),
-                error_message=scrub_secrets(str(exc)),
-            )
+            await store.fail_run(run.id, exc)
             raise
         await store.finish_run(
             run.id,

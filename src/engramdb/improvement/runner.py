@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_write
-from engramdb.errors import LLMPaymentRequiredError, error_class_name, scrub_secrets
+from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
 from engramdb.improvement.context import ImproveContext, ImproveOptions
 from engramdb.improvement.stages import STAGES, disabled_stages, stages_of
 from engramdb.models.improve import ImproveResult, StageResult
@@ -117,12 +117,7 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
                 )
             )
     except BaseException as exc:  # cancelled or killed: the run is recorded, then re-raised
-        await store.finish_run(
-            run.id,
-            RunStatus.ERRORED,
-            error_class=error_class_name(exc),
-            error_message=scrub_secrets(str(exc)),
-        )
+        await store.fail_run(run.id, exc)
         raise
     result.finish(stages, memify_run=ctx.memify_run)
     errored = next((s for s in stages if s.status == "errored"), None)

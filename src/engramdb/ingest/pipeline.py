@@ -18,7 +18,6 @@ from uuid import UUID
 
 import numpy as np
 
-from engramdb.errors import error_class_name, scrub_secrets
 from engramdb.extract.types import ChunkExtraction, Extractor, Usage
 from engramdb.ingest.data_point_graph import data_point_node_ids
 from engramdb.ingest.graph_builder import (
@@ -155,13 +154,7 @@ async def ingest_documents(
         try:
             await _ingest(run, docs)
         except BaseException as exc:
-            await store.finish_run(
-                record.id,
-                RunStatus.ERRORED,
-                error_class=error_class_name(exc),
-                error_message=scrub_secrets(str(exc)),
-                counts=run.all_counts(),
-            )
+            await store.fail_run(record.id, exc, counts=run.all_counts())
             raise
         await store.finish_run(record.id, RunStatus.COMPLETED, counts=run.all_counts())
     timings = {k: round(v, 4) for k, v in run.timings.items()}

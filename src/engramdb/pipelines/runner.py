@@ -32,7 +32,6 @@ from engramdb.errors import (
     CogneeValidationError,
     FeatureNotAvailableError,
     error_class_name,
-    scrub_secrets,
 )
 from engramdb.models.records import Dataset, RunStatus, User
 from engramdb.pipelines.memify_tasks import MEMIFY_TASK_NAMES, memify_task
@@ -168,13 +167,7 @@ async def _run_dataset(
             outputs = await _run_chain(tasks, [item], ctx)
         except Exception as exc:
             logger.exception("pipeline %r: a task failed", pipeline_name)
-            message = scrub_secrets(str(exc))
-            await store.finish_run(
-                record.id,
-                RunStatus.ERRORED,
-                error_class=error_class_name(exc),
-                error_message=message,
-            )
+            message = await store.fail_run(record.id, exc)
             yield PipelineRunErrored(
                 **ids,
                 payload=repr(exc),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from engramdb.errors import FeatureNotAvailableError
+from engramdb.errors import FeatureNotAvailableError, error_class_name, scrub_secrets
 from engramdb.models.records import PipelineRun, RunStatus
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.dialect import SqlDialect
@@ -90,6 +90,22 @@ class OperationsStore(ABC):
         counts: dict[str, int] | None = None,
     ) -> None:
         """Mark a run completed or errored. ``error_message`` must already be scrubbed."""
+
+    async def fail_run(
+        self, run_id: UUID, exc: BaseException, *, counts: dict[str, int] | None = None
+    ) -> str:
+        """Mark a run errored by ``exc``: the error's class name (a provider's own, see
+        :func:`~engramdb.errors.error_class_name`) and its message with secrets scrubbed -- the
+        one rule every pipeline records a failure by. Returns the scrubbed message."""
+        message = scrub_secrets(str(exc))
+        await self.finish_run(
+            run_id,
+            RunStatus.ERRORED,
+            error_class=error_class_name(exc),
+            error_message=message,
+            counts=counts,
+        )
+        return message
 
     @abstractmethod
     async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
