@@ -2,25 +2,7 @@
 ``tools`` scope (``cognee.tools`` is the same module, ``engramdb.tools``)."""
 
 from engramdb.compat.cognee.api.v1.tools import tools
-from engramdb.facade import (
-    apply_write_proposal,
-    list_sql_connections,
-    list_write_proposals,
-    propose_sql_write,
-    register_sql_connection,
-    reject_write_proposal,
-    remove_sql_connection,
-)
-from engramdb.tools import propose_corrections
+from engramdb.compat.cognee.api.v1.tools.tools import *  # noqa: F403
+from engramdb.tools import __all__ as _names
 
-__all__ = [
-    "apply_write_proposal",
-    "list_sql_connections",
-    "list_write_proposals",
-    "propose_corrections",
-    "propose_sql_write",
-    "register_sql_connection",
-    "reject_write_proposal",
-    "remove_sql_connection",
-    "tools",
-]
+__all__ = [*_names, "tools"]
