@@ -61,12 +61,12 @@ async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
 async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
     store = ctx.store
     run = await store.start_run(ctx.dataset.id, "improve", graph_writing=False)
-    disabled = disabled_stages(ctx.settings.improve_stages_disabled)
     stages: list[StageResult] = []
     stop_reason: str | None = None
     fatal: BaseException | None = None
     with log_context(dataset_id=ctx.dataset.id, run_id=run.id):
         try:
+            disabled = disabled_stages(ctx.settings.improve_stages_disabled)
             for stage in stages_of(ctx, STAGES):
                 record, exc = await _traced_stage(ctx, stage, disabled, stop_reason)
                 stages.append(record)
