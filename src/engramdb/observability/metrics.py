@@ -11,6 +11,7 @@ never a dataset, a user or any content (their number stays small).
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Any
 
@@ -31,6 +32,8 @@ __all__ = [
 #: Background runs in flight, by kind (kept even while metrics are off, so the gauge never
 #: drifts when they are switched on between a run's start and its end).
 _background: Counter[str] = Counter()
+#: Runs start and end on any thread's loop (the REST server's, the caller's).
+_background_lock = threading.Lock()
 
 _UNSET: Any = object()
 _metrics: Any = _UNSET
@@ -100,7 +103,9 @@ class _BackgroundCollector:
             "Background runs in flight (queue depth), by kind (remember, improve, cognify...).",
             labels=["kind"],
         )
-        for kind, count in sorted(_background.items()):
+        with _background_lock:
+            counts = sorted(_background.items())
+        for kind, count in counts:
             family.add_metric([kind], count)
         yield family
 
@@ -169,10 +174,12 @@ def count_ingest(documents: int, chunks: int) -> None:
 
 
 def background_started(kind: str) -> None:
-    _background[kind] += 1
+    with _background_lock:
+        _background[kind] += 1
 
 
 def background_finished(kind: str) -> None:
-    _background[kind] -= 1
-    if _background[kind] <= 0:
-        del _background[kind]
+    with _background_lock:
+        _background[kind] -= 1
+        if _background[kind] <= 0:
+            del _background[kind]
