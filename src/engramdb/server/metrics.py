@@ -5,7 +5,7 @@ concrete path, so the label set stays small; ``unmatched`` for a path no route h
 
 Who may scrape: with ``ENGRAMDB_METRICS_TOKEN`` set, a request carrying
 ``Authorization: Bearer <token>``; without it, any valid API key (the same check as every other
-route). ``ENGRAMDB_METRICS_ENABLED=false`` turns the route into a 404; without
+route). ``ENGRAMDB_METRICS_ENABLED=false`` turns the route into a 404 (after that check); without
 ``prometheus-client`` it is a 501 naming the extra. The route is left out of the OpenAPI
 document (it is not a verb).
 """
@@ -70,8 +70,6 @@ async def metrics(request: Request) -> Response:
     from engramdb.settings import config
 
     settings = config.settings
-    if not settings.engramdb_metrics_enabled:
-        raise NotFoundError("metrics are switched off (ENGRAMDB_METRICS_ENABLED=false)")
     scheme, _, presented = request.headers.get("authorization", "").partition(" ")
     presented = presented.strip() if scheme.lower() == "bearer" else ""
     token = settings.engramdb_metrics_token
@@ -81,6 +79,8 @@ async def metrics(request: Request) -> Response:
         raise AuthenticationError(
             "GET /metrics needs 'Authorization: Bearer <ENGRAMDB_METRICS_TOKEN>'"
         )
+    if not settings.engramdb_metrics_enabled:  # told only to a caller who may scrape
+        raise NotFoundError("metrics are switched off (ENGRAMDB_METRICS_ENABLED=false)")
     found = exposition()
     if found is None:
         raise FeatureNotAvailableError(
