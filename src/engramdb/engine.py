@@ -24,6 +24,7 @@ from engramdb.errors import (
     LLMNotConfiguredError,
 )
 from engramdb.models.records import Dataset, User
+from engramdb.observability.metrics import background_finished, background_started
 from engramdb.retrieval.registry import Retrievers
 from engramdb.retrieval.warmup import WarmupCache
 from engramdb.settings import Settings, config
@@ -319,6 +320,10 @@ class Engine:
         task = asyncio.get_running_loop().create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        # The background-runs gauge, by kind: "engramdb-<kind>-<id>" names the kind.
+        kind = name.removeprefix("engramdb-").split("-", 1)[0]
+        background_started(kind)
+        task.add_done_callback(lambda _t: background_finished(kind))
         return task
 
     async def wait_for_background_tasks(self, timeout: float | None = None) -> bool:

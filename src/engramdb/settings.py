@@ -153,6 +153,17 @@ class Settings(BaseSettings):
     improve_debounce_seconds: float = Field(default=0.0, ge=0.0)
     edge_evidence_enabled: bool = True
 
+    # --- observability (docs/observability.md) -----------------------------------------------
+    #: "json": one JSON object per log line (the CLI, the server, cognee's setup_logging()).
+    log_format: Literal["text", "json"] = "text"
+    #: Record Prometheus metrics (needs prometheus-client: the ``metrics`` or ``server`` extra).
+    engramdb_metrics_enabled: bool = True
+    #: When set, ``GET /metrics`` wants ``Authorization: Bearer <this token>`` instead of an API
+    #: key (what a Prometheus scraper is given).
+    engramdb_metrics_token: str = Field(default="", repr=False)
+    #: Open OpenTelemetry spans (needs opentelemetry-api: the ``otel`` extra).
+    engramdb_tracing_enabled: bool = True
+
     @field_validator("engramdb_data_dir", mode="after")
     @classmethod
     def _expand_dir(cls, value: Path) -> Path:
@@ -162,6 +173,11 @@ class Settings(BaseSettings):
     @classmethod
     def _level_name(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _format_name(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @property
     def storage_url(self) -> str:

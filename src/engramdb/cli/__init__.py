@@ -92,6 +92,7 @@ def _main(
     version: VersionOpt = False,
 ) -> None:
     """Persistent memory for AI agents: remember, recall and forget, offline by default."""
+    _json_logs()
     if remote is None:
         return
     from engramdb.remote import serve
@@ -99,6 +100,21 @@ def _main(
 
     serve(remote, api_key=api_key)  # the first command's call checks the server and the key
     ctx.call_on_close(lambda: set_client(None))
+
+
+def _json_logs() -> None:
+    """With ``LOG_FORMAT=json``, log JSON lines to stderr (the text default configures nothing;
+    a bad setting is reported by the command that reads it)."""
+    from engramdb.settings import config
+
+    try:
+        json_format = config.settings.log_format == "json"
+    except EngramError:
+        return
+    if json_format:
+        from engramdb.observability.logs import configure_logging
+
+        configure_logging(config.settings)
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:

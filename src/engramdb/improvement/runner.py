@@ -25,18 +25,24 @@ from uuid import UUID
 from engramdb.access.permissions import dataset_for_write
 from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
 from engramdb.improvement.context import ImproveContext, ImproveOptions
-from engramdb.improvement.stages import STAGES, disabled_stages, stages_of
+from engramdb.improvement.stages import STAGES, Stage, disabled_stages, stages_of
 from engramdb.models.improve import ImproveResult, StageResult
 from engramdb.models.records import Dataset, RunStatus, User
+from engramdb.observability.context import log_context
+from engramdb.observability.metrics import observe_stage
+from engramdb.observability.tracing import mark_error, set_attributes, span
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["improve_dataset", "run_improve"]
+__all__ = ["STAGE_SPAN", "improve_dataset", "run_improve"]
 
 logger = logging.getLogger(__name__)
 
 _FATAL_STAGE = "persist_session_qa"
+
+#: Each stage's span is ``engramdb.improve.<stage>`` (skipped stages too, with their reason).
+STAGE_SPAN = "engramdb.improve."
 
 
 async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
@@ -55,70 +61,26 @@ async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
 async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
     store = ctx.store
     run = await store.start_run(ctx.dataset.id, "improve", graph_writing=False)
-    disabled = disabled_stages(ctx.settings.improve_stages_disabled)
     stages: list[StageResult] = []
     stop_reason: str | None = None
     fatal: BaseException | None = None
-    try:
-        for stage in stages_of(ctx, STAGES):
-            if stop_reason is not None:
-                stages.append(StageResult(stage=stage.name, status="skipped", reason=stop_reason))
-                continue
-            only = ctx.options.only_stages
-            if only is not None and stage.name not in only:
-                reason: str | None = "not_requested"
-            elif stage.name in disabled:
-                reason = "disabled_by_config"
-            else:
-                reason = stage.gate(ctx)
-            if reason is None and stage.run is None:
-                reason = "not_implemented"
-            if reason is not None or stage.run is None:
-                stages.append(StageResult(stage=stage.name, status="skipped", reason=reason))
-                continue
-            started = time.perf_counter()
-            try:
-                outcome = await stage.run(ctx)
-            except Exception as exc:  # the stage boundary: recorded on the result, and logged
-                elapsed = (time.perf_counter() - started) * 1000
-                message = scrub_secrets(f"{type(exc).__name__}: {exc}")
-                logger.warning("improve stage %s failed: %s", stage.name, message)
-                stages.append(
-                    StageResult(
-                        stage=stage.name, status="errored", error=message, duration_ms=elapsed
-                    )
-                )
+    with log_context(dataset_id=ctx.dataset.id, run_id=run.id):
+        try:
+            disabled = disabled_stages(ctx.settings.improve_stages_disabled)
+            for stage in stages_of(ctx, STAGES):
+                record, exc = await _traced_stage(ctx, stage, disabled, stop_reason)
+                stages.append(record)
+                if exc is None:
+                    continue
                 if isinstance(exc, LLMPaymentRequiredError):
                     stop_reason = "budget_exhausted"
                 elif stage.name == _FATAL_STAGE:
                     stop_reason = "aborted_by_fatal_stage"
                 if stage.name == _FATAL_STAGE:
                     fatal = exc
-                continue
-            elapsed = (time.perf_counter() - started) * 1000
-            if outcome.status == "errored":  # partly done: its counts say what was
-                stages.append(
-                    StageResult(
-                        stage=stage.name,
-                        status="errored",
-                        error=scrub_secrets(outcome.reason or "stage failed"),
-                        counts=outcome.counts,
-                        duration_ms=elapsed,
-                    )
-                )
-                continue
-            stages.append(
-                StageResult(
-                    stage=stage.name,
-                    status="completed" if outcome.status == "completed" else "already_completed",
-                    reason=outcome.reason,
-                    counts=outcome.counts,
-                    duration_ms=elapsed,
-                )
-            )
-    except BaseException as exc:  # cancelled or killed: the run is recorded, then re-raised
-        await store.fail_run(run.id, exc)
-        raise
+        except BaseException as exc:  # cancelled or killed: the run is recorded, then re-raised
+            await store.fail_run(run.id, exc)
+            raise
     result.finish(stages, memify_run=ctx.memify_run)
     errored = next((s for s in stages if s.status == "errored"), None)
     await store.finish_run(
@@ -132,6 +94,68 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
         fatal.improve_result = result  # type: ignore[attr-defined]
         raise fatal
     return result
+
+
+async def _traced_stage(
+    ctx: ImproveContext, stage: Stage, disabled: set[str], stop_reason: str | None
+) -> tuple[StageResult, Exception | None]:
+    """:func:`_run_stage` in its span and log context, its latency observed."""
+    attrs = {"engramdb.stage": stage.name, "engramdb.dataset_id": str(ctx.dataset.id)}
+    with log_context(stage=stage.name), span(STAGE_SPAN + stage.name, attrs) as current:
+        record, exc = await _run_stage(ctx, stage, disabled, stop_reason)
+        set_attributes(current, **{"stage.status": record.status}, reason=record.reason)
+        if record.status == "errored":
+            mark_error(current, record.error or "stage failed")
+    if record.duration_ms is not None:
+        observe_stage(stage.name, record.status, record.duration_ms / 1000)
+    return record, exc
+
+
+async def _run_stage(
+    ctx: ImproveContext, stage: Stage, disabled: set[str], stop_reason: str | None
+) -> tuple[StageResult, Exception | None]:
+    """Run (or skip) one stage: its result, and the exception it raised (recorded, not
+    raised)."""
+    if stop_reason is not None:
+        return StageResult(stage=stage.name, status="skipped", reason=stop_reason), None
+    only = ctx.options.only_stages
+    if only is not None and stage.name not in only:
+        reason: str | None = "not_requested"
+    elif stage.name in disabled:
+        reason = "disabled_by_config"
+    else:
+        reason = stage.gate(ctx)
+    if reason is None and stage.run is None:
+        reason = "not_implemented"
+    if reason is not None or stage.run is None:
+        return StageResult(stage=stage.name, status="skipped", reason=reason), None
+    started = time.perf_counter()
+    try:
+        outcome = await stage.run(ctx)
+    except Exception as exc:  # the stage boundary: recorded on the result, and logged
+        elapsed = (time.perf_counter() - started) * 1000
+        message = scrub_secrets(f"{type(exc).__name__}: {exc}")
+        logger.warning("improve stage %s failed: %s", stage.name, message)
+        failed = StageResult(stage=stage.name, status="errored", error=message, duration_ms=elapsed)
+        return failed, exc
+    elapsed = (time.perf_counter() - started) * 1000
+    if outcome.status == "errored":  # partly done: its counts say what was
+        partial = StageResult(
+            stage=stage.name,
+            status="errored",
+            error=scrub_secrets(outcome.reason or "stage failed"),
+            counts=outcome.counts,
+            duration_ms=elapsed,
+        )
+        return partial, None
+    done = StageResult(
+        stage=stage.name,
+        status="completed" if outcome.status == "completed" else "already_completed",
+        reason=outcome.reason,
+        counts=outcome.counts,
+        duration_ms=elapsed,
+    )
+    return done, None
 
 
 async def improve_dataset(

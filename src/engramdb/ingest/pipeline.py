@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -31,10 +31,14 @@ from engramdb.ingest.loaders import LoadedInputs
 from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
+from engramdb.observability.context import log_context
+from engramdb.observability.metrics import count_ingest
+from engramdb.observability.tracing import set_attributes, span
 from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import DocumentWrite, StagedItem, Store, VectorRow
 
 __all__ = [
+    "INGEST_SPAN",
     "PINNED_DATA_ID",
     "IngestOptions",
     "ProgressCallback",
@@ -44,6 +48,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The span of one ingestion run; its stages are ``engramdb.ingest.chunk`` / ``.extract`` /
+#: ``.embed`` / ``.write`` (docs/observability.md).
+INGEST_SPAN = "engramdb.ingest"
 
 #: ``progress(stage, done, total)``, called from the start of the run and then often: stage
 #: "documents" counts documents written or skipped, "chunks" the chunks embedded so far (it moves
@@ -148,15 +156,26 @@ async def ingest_documents(
         if options.take_lock
         else contextlib.nullcontext()
     )
-    async with lock:
-        await store.reap_dead_runs()
-        record = await store.start_run(dataset.id, "remember", run_id=run_id)
-        try:
-            await _ingest(run, docs)
-        except BaseException as exc:
-            await store.fail_run(record.id, exc, counts=run.all_counts())
-            raise
-        await store.finish_run(record.id, RunStatus.COMPLETED, counts=run.all_counts())
+    attrs: dict[str, str | int] = {
+        "engramdb.dataset_id": str(dataset.id),
+        "engramdb.documents": len(docs),
+    }
+    with log_context(dataset_id=dataset.id), span(INGEST_SPAN, attrs) as current:
+        async with lock:
+            await store.reap_dead_runs()
+            record = await store.start_run(dataset.id, "remember", run_id=run_id)
+            set_attributes(current, run_id=str(record.id))
+            try:
+                with log_context(run_id=record.id):
+                    await _ingest(run, docs)
+            except BaseException as exc:
+                await store.fail_run(record.id, exc, counts=run.all_counts())
+                raise
+            await store.finish_run(record.id, RunStatus.COMPLETED, counts=run.all_counts())
+        set_attributes(
+            current, **{f"count.{k}": run.counts[k] for k in ("documents", "skipped", "chunks")}
+        )
+    count_ingest(run.counts["documents"], run.counts["chunks"])
     timings = {k: round(v, 4) for k, v in run.timings.items()}
     timings["total"] = round(time.perf_counter() - started, 4)
     return RememberResult(
@@ -176,7 +195,8 @@ async def _ingest(run: _Run, docs: Sequence[LoadedDocument]) -> None:
     """Chunk every new document first (cheap, and it tells the progress its totals), then
     extract, embed and write them in windows of about ``_WINDOW_CHUNKS`` chunks."""
     run.tick()
-    prepared = await _prepare(run, docs)
+    with _stage_span(run, "chunk"):
+        prepared = await _prepare(run, docs)
     run.total_chunks = sum(len(p.chunks) for p in prepared)
     run.chunk_tick(0)
     window: list[PreparedDocument] = []
@@ -225,8 +245,16 @@ def _skipped(run: _Run, data_id: UUID, name: str) -> None:
     run.tick()
 
 
+@contextlib.contextmanager
+def _stage_span(run: _Run, stage: str) -> Iterator[Any]:
+    """The span of one pipeline stage (``engramdb.ingest.<stage>``) of ``run``."""
+    with span(f"{INGEST_SPAN}.{stage}", {"engramdb.dataset_id": str(run.dataset.id)}) as current:
+        yield current
+
+
 async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
-    await _extract(run, window)
+    with _stage_span(run, "extract"):
+        await _extract(run, window)
     existing = await _existing_shared_nodes(run, window)
     plans = [
         plan_document(
@@ -239,9 +267,11 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
         )
         for prepared in window
     ]
-    vectors = await _embed(run, plans, sum(len(p.chunks) for p in window))
-    for prepared, plan in zip(window, plans, strict=True):
-        await _write(run, prepared, plan, vectors)
+    with _stage_span(run, "embed"):
+        vectors = await _embed(run, plans, sum(len(p.chunks) for p in window))
+    with _stage_span(run, "write"):
+        for prepared, plan in zip(window, plans, strict=True):
+            await _write(run, prepared, plan, vectors)
 
 
 async def _extract(run: _Run, window: list[PreparedDocument]) -> None:

@@ -31,9 +31,19 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
 
 def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info") -> None:
     """Serve the REST API with uvicorn until interrupted, on an engine of the current settings
-    that is closed (its WAL checkpointed) when the server stops."""
+    that is closed (its WAL checkpointed) when the server stops. With ``LOG_FORMAT=json`` every
+    log line (uvicorn's too) is a JSON object."""
     import uvicorn
 
     from engramdb.engine import Engine
+    from engramdb.observability.logs import configure_logging
+    from engramdb.settings import config
 
+    if config.settings.log_format == "json":
+        # uvicorn's own loggers then propagate to the root logger's JSON handler.
+        configure_logging(config.settings)
+        uvicorn.run(
+            create_app(Engine()), host=host, port=port, log_level=log_level, log_config=None
+        )
+        return
     uvicorn.run(create_app(Engine()), host=host, port=port, log_level=log_level)

@@ -12,6 +12,8 @@ from fastapi.openapi.utils import get_openapi
 from engramdb.server.api_docs import add_api_docs
 from engramdb.server.bodies import components
 from engramdb.server.limits import BodyLimitMiddleware, Limits
+from engramdb.server.metrics import MetricsMiddleware
+from engramdb.server.metrics import router as metrics_router
 from engramdb.server.problems import install_problem_handlers
 from engramdb.server.runs import RunRegistry
 from engramdb.server.schemas import HealthOut, Problem
@@ -92,9 +94,11 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
         """Liveness: answers without authentication and without touching the store."""
         return HealthOut(version=__version__)
 
+    app.include_router(metrics_router)
     add_api_docs(app)
     app.openapi = _openapi_builder(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimitMiddleware, limits=limits or Limits())
+    app.add_middleware(MetricsMiddleware)  # outermost: counts the limits' refusals too
     return app
 
 

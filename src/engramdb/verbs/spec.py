@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.verb_request import LOCAL, VerbRequest
+from engramdb.observability.instrument import instrument_verb
 from engramdb.validation import MAX_DATASET_NAME
 
 if TYPE_CHECKING:
@@ -125,11 +126,14 @@ class Verb(Generic[Req, Res]):
 
     @property
     def handler(self) -> Callable[[Engine, Req], Awaitable[Res]]:
+        """The handler, wrapped with the verb's span and latency metric
+        (:func:`engramdb.observability.instrument_verb`)."""
         module, _, attr = self.handler_path.partition(":")
         found: Callable[[Engine, Req], Awaitable[Res]] = getattr(
             importlib.import_module(module), attr
         )
-        return found
+        # Every caller gets the handler through here: the one place verbs are instrumented.
+        return instrument_verb(self, found)
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Req:
         """The request a call ``verb(*args, **kwargs)`` makes (TypeError for unknown or missing

@@ -43,6 +43,8 @@ from engramdb.errors import (
     LLMProviderError,
     scrub_secrets,
 )
+from engramdb.observability.metrics import count_llm_call
+from engramdb.observability.tracing import span
 from engramdb.providers.llm.base import (
     LLM,
     CallStats,
@@ -63,11 +65,13 @@ if TYPE_CHECKING:
     import openai
     from openai.types.chat import ChatCompletion
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAICompatibleLLM"]
+__all__ = ["DEFAULT_BASE_URL", "LLM_SPAN", "OpenAICompatibleLLM"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The span of one chat completion (retries included); docs/observability.md.
+LLM_SPAN = "engramdb.llm.chat"
 #: Sent when no key is configured: local servers need none, but the SDK insists on one.
 _PLACEHOLDER_KEY = "engramdb-no-key"
 #: Upper bound of one backoff sleep, and of a server's Retry-After we are willing to honour.
@@ -282,13 +286,16 @@ class OpenAICompatibleLLM(LLM):
                     if mode == 1:
                         response_format = {"type": "json_object"}
             try:
-                return await self._create(
-                    sent,
-                    stats,
-                    temperature=temperature if send_temperature else None,
-                    max_tokens=max_tokens,
-                    response_format=response_format,
-                )
+                with span(LLM_SPAN, {"gen_ai.request.model": self.model}) as current:
+                    response = await self._create(
+                        sent,
+                        stats,
+                        temperature=temperature if send_temperature else None,
+                        max_tokens=max_tokens,
+                        response_format=response_format,
+                    )
+                    _usage_attributes(current, response)
+                return response
             except LLMBadRequestError as exc:
                 detail = exc.detail.lower()
                 if response_format is not None and any(w in detail for w in _FORMAT_WORDS):
@@ -418,6 +425,7 @@ class OpenAICompatibleLLM(LLM):
             target.calls += 1
             target.prompt_tokens += prompt
             target.completion_tokens += completion
+        count_llm_call(self.model, prompt, completion)
 
     def _delay(self, attempt: int, failure: _Retryable) -> float:
         if failure.retry_after is not None:
@@ -506,6 +514,17 @@ def _answer(response: ChatCompletion) -> tuple[str, str | None]:
     message = getattr(choice, "message", None)
     content = getattr(message, "content", None)
     return (content if isinstance(content, str) else ""), getattr(choice, "finish_reason", None)
+
+
+def _usage_attributes(current: Any, response: ChatCompletion) -> None:
+    """The token counts the provider reported, on the LLM span (OpenTelemetry's gen_ai names)."""
+    if current is None:
+        return
+    usage = getattr(response, "usage", None)
+    current.set_attribute("gen_ai.usage.input_tokens", int(getattr(usage, "prompt_tokens", 0) or 0))
+    current.set_attribute(
+        "gen_ai.usage.output_tokens", int(getattr(usage, "completion_tokens", 0) or 0)
+    )
 
 
 def _excerpt(exc: openai.APIStatusError, limit: int = 300) -> str:

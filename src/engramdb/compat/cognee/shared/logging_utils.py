@@ -17,7 +17,6 @@ WARNING = logging.WARNING
 ERROR = logging.ERROR
 CRITICAL = logging.CRITICAL
 
-_FORMAT = "%(asctime)s [%(levelname)-8s] %(name)s: %(message)s"
 #: Marks the handler setup_logging() installed, so a second call replaces it instead of adding
 #: another (the handler object is the state; nothing is kept in this module).
 _HANDLER_NAME = "engramdb.compat.cognee.setup_logging"
@@ -33,8 +32,8 @@ def get_logger(name: str | None = None, level: int | None = None) -> logging.Log
 
 def setup_logging(log_level: int | None = None, name: str | None = None) -> logging.Logger:
     """Log to stderr at ``log_level`` (default: the ``LOG_LEVEL`` environment variable, else
-    INFO) through the root logger, as cognee's does; returns the logger ``name``. Calling it
-    again replaces the handler it installed."""
+    INFO) through the root logger, as cognee's does, in the ``LOG_FORMAT`` format (text or JSON
+    lines); returns the logger ``name``. Calling it again replaces the handler it installed."""
     level = log_level if log_level is not None else _level_from_env()
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -42,10 +41,18 @@ def setup_logging(log_level: int | None = None, name: str | None = None) -> logg
             root.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_HANDLER_NAME)
-    handler.setFormatter(logging.Formatter(_FORMAT))
+    handler.setFormatter(_formatter())
     root.addHandler(handler)
     root.setLevel(level)
     return get_logger(name)
+
+
+def _formatter() -> logging.Formatter:
+    """The line format ``LOG_FORMAT`` asks for (JSON lines or the text format)."""
+    from engramdb.observability.logs import formatter_for
+    from engramdb.settings import config
+
+    return formatter_for(config.settings)
 
 
 def _level_from_env() -> int:

@@ -1,0 +1,34 @@
+"""Whether metrics and tracing are on: ``ENGRAMDB_METRICS_ENABLED`` / ``ENGRAMDB_TRACING_ENABLED``
+of :data:`engramdb.config`, read again only when the settings change (``config.generation``),
+so the check on every call is one integer comparison."""
+
+from __future__ import annotations
+
+__all__ = ["metrics_on", "tracing_on"]
+
+_cache: list[int | bool] = [-1, False, False]
+
+
+def _refresh() -> None:
+    from engramdb.settings import config
+
+    generation = config.generation
+    if _cache[0] != generation:
+        settings = config.settings
+        _cache[:] = [
+            generation,
+            settings.engramdb_metrics_enabled,
+            settings.engramdb_tracing_enabled,
+        ]
+
+
+def metrics_on() -> bool:
+    """True when metrics are to be recorded (the backend may still be absent)."""
+    _refresh()
+    return bool(_cache[1])
+
+
+def tracing_on() -> bool:
+    """True when spans are to be opened (the backend may still be absent)."""
+    _refresh()
+    return bool(_cache[2])
