@@ -179,7 +179,8 @@ async def load_view(engine: Engine, request: VisualizeGraphRequest) -> GraphView
         view.notices.append(f"Edges cut at the {edge_limit:,} heaviest (max_edges={edge_limit:,}).")
     if chosen.internal_hidden:
         view.notices.append(
-            f"{chosen.internal_hidden:,} internal node(s) hidden (include_internal=True shows them)."
+            f"{chosen.internal_hidden:,} internal node(s) hidden "
+            "(include_internal=True shows them)."
         )
     return view
 

@@ -2,10 +2,11 @@
 
 The page must open from a file on a machine without network (an artifact attached to a CI run, a
 file mailed to a colleague), so everything is inlined: the stylesheet and the WebGL
-renderer under ``assets/`` (``graph-renderer.js``: sigma.js + graphology, built from ``ui/src/graph``
-by ``scripts/build-ui.sh``, the same renderer the web UI's graph explorer uses) and the graph
-itself as a JSON data block. No CDN, no fonts, no external URL; a Content-Security-Policy forbids
-the page from loading anything (the layout worker is a ``blob:`` the page makes itself).
+renderer under ``assets/`` (``graph-renderer.js``: sigma.js + graphology, built from
+``ui/src/graph`` by ``scripts/build-ui.sh``, the same renderer the web UI's graph explorer uses)
+and the graph itself as a JSON data block. No CDN, no fonts, no external URL; a
+Content-Security-Policy forbids the page from loading anything (the layout worker is a ``blob:``
+the page makes itself).
 
 Stored text is hostile by default (it is whatever was ingested): it goes into the page only as
 JSON whose ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so no stored text can close the
