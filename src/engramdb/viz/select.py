@@ -27,8 +27,7 @@ __all__ = ["LABEL_WORDS", "Selection", "human_labels", "is_internal", "select_gr
 #: Words of a document's first chunk used as its name when it has none of its own.
 LABEL_WORDS = 7
 
-_HASH_NAME = re.compile(r"^text_[0-9a-f]{6,}$")
-_CONTEXT_PREFIX = "context of "
+_HASH_NAME = re.compile(r"text_[0-9a-f]{6,}(?![0-9a-f])")
 
 
 @dataclass(frozen=True)
@@ -95,9 +94,10 @@ def _first_words(text: str) -> str:
 
 
 def human_labels(nodes: Sequence[Node]) -> dict[UUID, str]:
-    """A readable name per node: its own name, except documents named ``text_<hash>``
-    (pasted text), which get their source file name or the first words of their first chunk,
-    and "context of" buckets, which name their document the same way."""
+    """A readable name per node: its own name, except that pasted text's ``text_<hash>`` names
+    are replaced. A document gets its source file name or the first words of its first chunk; a
+    chunk named after it (``text_<hash>#0``) the first words of its own text; any other name
+    that mentions it ("summary of ...", "context of ...") the document's label instead."""
     first_chunk: dict[UUID, tuple[int, str]] = {}
     for n in nodes:
         if n.type != NodeType.CHUNK.value or not n.text.strip():
@@ -107,21 +107,26 @@ def human_labels(nodes: Sequence[Node]) -> dict[UUID, str]:
         for data_id in n.data_ids:
             if data_id not in first_chunk or order < first_chunk[data_id][0]:
                 first_chunk[data_id] = (order, n.text)
-    names: dict[UUID, str] = {}
     doc_label: dict[str, str] = {}
     for n in nodes:
-        label = n.name
-        if n.type == NodeType.DOCUMENT.value and _HASH_NAME.match(n.name):
+        if n.type == NodeType.DOCUMENT.value and _HASH_NAME.fullmatch(n.name):
             source = n.properties.get("source_path")
-            if isinstance(source, str) and source and not _HASH_NAME.match(PurePath(source).stem):
-                label = PurePath(source).name
+            if (
+                isinstance(source, str)
+                and source
+                and not _HASH_NAME.fullmatch(PurePath(source).stem)
+            ):
+                doc_label[n.name] = PurePath(source).name
             elif n.id in first_chunk:
-                label = _first_words(first_chunk[n.id][1])
-            doc_label[n.name] = label
-        names[n.id] = label
+                doc_label[n.name] = _first_words(first_chunk[n.id][1])
+    names: dict[UUID, str] = {}
     for n in nodes:
-        if n.name.startswith(_CONTEXT_PREFIX):
-            doc = n.name.removeprefix(_CONTEXT_PREFIX)
-            if doc in doc_label:
-                names[n.id] = _CONTEXT_PREFIX + doc_label[doc]
+        label = n.name
+        if n.type == NodeType.CHUNK.value and _HASH_NAME.search(n.name) and n.text.strip():
+            label = _first_words(n.text)
+        elif n.name in doc_label:
+            label = doc_label[n.name]
+        else:
+            label = _HASH_NAME.sub(lambda m: doc_label.get(m.group(0), m.group(0)), n.name)
+        names[n.id] = label
     return names

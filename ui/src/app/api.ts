@@ -19,6 +19,13 @@ export const session = {
   },
 };
 
+// `engramdb ui` opens /ui/#key=<key>: the fragment never reaches a server; keep the key in this
+// tab's session storage and take it out of the address bar (and the history).
+if (window.location.hash.startsWith("#key=")) {
+  session.key = decodeURIComponent(window.location.hash.slice(5));
+  history.replaceState(null, "", window.location.pathname + window.location.search);
+}
+
 /** The server root: the UI is served at <root>/ui/. */
 export const root = new URL("../", window.location.href).href.replace(/\/$/, "");
 

@@ -29,7 +29,7 @@ function SignIn({ onDone }: { onDone: (email: string) => void }) {
     <form class="card signin" onSubmit={submit}>
       <h1>engramdb</h1>
       <p>Sign in with an API key (<code>engramdb users keys create you@example.com</code>).</p>
-      <input name="api-key" type="password" placeholder="egm_…" value={key} onInput={(e) => setKey(e.currentTarget.value)} autoFocus />
+      <input name="api-key" type="password" autocomplete="off" placeholder="egm_…" value={key} onInput={(e) => setKey(e.currentTarget.value)} autoFocus />
       <button type="submit">Sign in</button>
       <Problem error={error} />
     </form>
@@ -42,7 +42,7 @@ function Documents({ dataset, reload }: { dataset: Dataset; reload: () => void }
   const [forget, setForget] = useState<DataItem | "dataset" | null>(null);
   const [done, setDone] = useState<string>("");
   const doForget = async () => {
-    const body = forget === "dataset" ? { dataset_id: dataset.id } : { dataset_id: dataset.id, data_id: (forget as DataItem).id };
+    const body = forget === "dataset" ? { dataset_id: dataset.id } : { data_id: (forget as DataItem).id };
     const result = await api<Record<string, number>>("POST", "/api/v1/forget", { json: body });
     setDone(`Forgot ${result.nodes ?? 0} nodes, ${result.edges ?? 0} edges, ${result.data_records ?? 0} documents.`);
     setForget(null);

@@ -45,6 +45,13 @@ export interface GraphPayload {
   types: TypeRow[];
 }
 
+declare global {
+  interface Window {
+    /** The graph on screen (for automation and tests: positions, search, focus). */
+    __engramView?: GraphView;
+  }
+}
+
 export interface MountOptions {
   /** Element the hover card is written into (hidden when nothing is hovered). */
   tooltip?: HTMLElement;
@@ -410,6 +417,7 @@ export function mountGraph(container: HTMLElement, payload: GraphPayload, option
     reported = true;
     options.onFirstRender?.(performance.now() - started);
   };
+  window.__engramView = view;
   requestAnimationFrame(report);
   window.setTimeout(report, 100);
   return view;
