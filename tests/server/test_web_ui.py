@@ -110,7 +110,8 @@ def test_sign_in_datasets_recall_graph_and_forget(
               const v = window.__engramView;
               const id = v.search("Alice", 1)[0].id;
               const at = v.sigma.graphToViewport(v.graph.getNodeAttributes(id));
-              const box = document.querySelector("[data-testid=graph-stage]").getBoundingClientRect();
+              const stage = document.querySelector("[data-testid=graph-stage]");
+              const box = stage.getBoundingClientRect();
               return { id, x: box.left + at.x, y: box.top + at.y };
             }"""
         )

@@ -50,7 +50,8 @@ _STATS = """async (src) => {
     if (colours.size < 5000) colours.add((d[p] << 16) | (d[p + 1] << 8) | d[p + 2]);
   }
   const mean = sum / n;
-  return { width: c.width, height: c.height, stddev: Math.sqrt(sq / n - mean * mean), colours: colours.size };
+  const stddev = Math.sqrt(sq / n - mean * mean);
+  return { width: c.width, height: c.height, stddev, colours: colours.size };
 }"""
 
 
