@@ -232,6 +232,8 @@ export function mountGraph(container: HTMLElement, payload: GraphPayload, option
   let neighbours = new Set<string>();
   let colorBy: "type" | "cluster" = "type";
   const lod = graph.size > LOD_EDGES;
+  let drawn: Sigma | null = null; // the reducers run inside sigma's constructor already
+  const cameraRatio = (): number => drawn?.getCamera().ratio ?? 1;
 
   const sigma = new Sigma(graph, container, {
     renderEdgeLabels: false,
@@ -269,11 +271,12 @@ export function mountGraph(container: HTMLElement, payload: GraphPayload, option
       if (center) {
         return s === center || t === center ? { ...data, color: "#5b6470", size: 1.2, zIndex: 1 } : { ...data, hidden: true };
       }
-      if (lod && sigma.getCamera().ratio > LOD_RATIO) return { ...data, hidden: true };
+      if (lod && cameraRatio() > LOD_RATIO) return { ...data, hidden: true };
       return data;
     },
   });
 
+  drawn = sigma;
   const tip = options.tooltip;
   const nodeTooltip = (id: string): string => {
     const row = rows.get(id);

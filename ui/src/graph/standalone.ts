@@ -11,7 +11,7 @@ import "./graph.css";
 
 declare global {
   interface Window {
-    __engramGraph?: { ready: boolean; firstRenderMs: number; nodes: number; edges: number; clusters: number };
+    __engramGraph?: { ready: boolean; firstRenderMs: number; sinceNavigationMs: number; nodes: number; edges: number; clusters: number };
   }
 }
 
@@ -153,7 +153,7 @@ function main(): void {
   const container = byId("engram-canvas");
   if (!block || !container) return;
   const payload = JSON.parse(block.textContent || "{}") as GraphPayload;
-  const status = { ready: false, firstRenderMs: 0, nodes: payload.nodes.length, edges: payload.edges.length, clusters: 0 };
+  const status = { ready: false, firstRenderMs: 0, sinceNavigationMs: 0, nodes: payload.nodes.length, edges: payload.edges.length, clusters: 0 };
   window.__engramGraph = status;
   if (!payload.nodes.length) {
     status.ready = true;
@@ -166,13 +166,14 @@ function main(): void {
       tooltip: byId("engram-tooltip") ?? undefined,
       onFirstRender: () => {
         status.firstRenderMs = Math.round(performance.now() - started);
+        status.sinceNavigationMs = Math.round(performance.now());
         status.ready = true;
         void selfTest(container, view, payload).catch((e: unknown) => errors.push(String(e)));
       },
     });
   } catch (e) {
     errors.push(String(e));
-    container.textContent = "This browser cannot draw the graph (WebGL is unavailable): " + String(e);
+    container.textContent = "This browser could not draw the graph (it needs WebGL): " + String(e);
     void selfTestEmpty();
     return;
   }
