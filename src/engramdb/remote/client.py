@@ -394,9 +394,10 @@ class HttpClient:
         return await self.send(VERBS["get_graph"], req)
 
     async def _visualize_graph(self, a: VisualizeGraphRequest) -> str:
-        """The graph comes over ``GET /api/v1/graph``; the page is rendered and written here."""
+        """The graph comes over ``GET /api/v1/graph/view`` (chosen and named by the server the
+        way visualize_graph() does in process); the page is rendered and written here."""
         from engramdb.api import visualize
-        from engramdb.viz.html import render_graph_html
+        from engramdb.viz.html import render_payload_html
 
         a = visualize.cognee_scope(a)
         if visualize.wants_seeds(a):
@@ -405,26 +406,18 @@ class HttpClient:
                 "in remote mode draw the whole graph (full=True) or filter it with dataset="
             )
         target = visualize._target_path(a.path)
-        node_limit, edge_limit = a.max_nodes, a.max_edges
-        limit = max(node_limit, -(-edge_limit // 2))
-        snapshot = await self._get_graph(
-            GetGraphRequest(datasets=a.datasets, dataset_ids=a.dataset_ids, limit=limit)
-        )
-        nodes, edges = snapshot.nodes, snapshot.edges
-        notices: list[str] = []
-        if len(nodes) > node_limit or (snapshot.truncated and len(nodes) == limit):
-            nodes = nodes[:node_limit]
-            notices.append(f"Showing the first {len(nodes):,} nodes (max_nodes={node_limit:,}).")
-        if len(edges) > edge_limit:
-            edges = edges[:edge_limit]
-            notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
-        names = await self._dataset_names(a.datasets, a.dataset_ids)
-        title = "engramdb memory graph"
-        if names:
-            title += " — " + ", ".join(names.values())
-        page = render_graph_html(
-            nodes, edges, title=title, dataset_names=names, notice=" ".join(notices) or None
-        )
+        params: dict[str, Any] = {
+            "max_nodes": a.max_nodes,
+            "max_edges": a.max_edges,
+            "include_internal": a.include_internal,
+        }
+        if a.datasets is not None:
+            params["datasets"] = a.datasets
+        if a.dataset_ids is not None:
+            params["dataset_ids"] = [str(d) for d in a.dataset_ids]
+        payload = await self.request("GET", "/api/v1/graph/view", params=params)
+        notices = payload.pop("notices", [])
+        page = render_payload_html(payload, notice=" ".join(notices) or None)
         await asyncio.to_thread(visualize._write_atomically, target, page)
         return str(target)
 

@@ -36,6 +36,7 @@ __all__ = [
     "color_for_type",
     "graph_payload",
     "render_graph_html",
+    "render_payload_html",
 ]
 
 #: Colours of the built-in node types (colour-blind-friendly Tableau 10 hues).
@@ -222,6 +223,12 @@ def render_graph_html(
     the memory is empty.
     """
     payload = graph_payload(nodes, edges, title=title, dataset_names=dataset_names)
+    return render_payload_html(payload, notice=notice)
+
+
+def render_payload_html(payload: Mapping[str, Any], *, notice: str | None = None) -> str:
+    """The page of a :func:`graph_payload` (as ``GET /api/v1/graph/view`` also returns it)."""
+    title = str(payload["title"])
     notices = [notice] if notice else []
     dropped = int(payload["dropped_edges"])
     if dropped:
