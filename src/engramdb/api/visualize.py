@@ -75,8 +75,7 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     whole graph up to ``max_nodes``. cognee's session timeline is not drawn
     (``include_session_events`` and ``session_ids`` change nothing).
     """
-    request = cognee_scope(request)
-    target = _target_path(request.path)
+    target = _target_path(cognee_scope(request).path)
     page = render_view(await load_view(engine, request))
     await asyncio.to_thread(_write_atomically, target, page)
     return str(target)
