@@ -63,10 +63,16 @@ def test_ui_is_served_offline_and_links_the_api_docs(live_server: LiveServer) ->
         assert DOCS_PATH in bundle  # the UI links the offline API docs
 
 
-def test_sign_in_datasets_recall_graph_and_forget(
+def test_sign_in_datasets_recall_graph_sessions_improve_and_forget(
     live_server: LiveServer, alice: Account, tmp_path: Path
 ) -> None:
     _remember(live_server, alice)
+    with live_server.client(alice) as client:
+        r = client.post(
+            "/api/v1/sessions/chat-1/entries",
+            json={"question": "Where does Alice live?", "answer": "Paris.", "context": ""},
+        )
+        assert r.status_code == 200, r.text
     with chromium_browser() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         errors: list[str] = []
@@ -100,6 +106,7 @@ def test_sign_in_datasets_recall_graph_and_forget(
         page.click("form >> button[type=submit]")
         page.wait_for_selector(".result")
         assert "Alice moved to Paris" in page.inner_text(".results")
+        assert "importance_weight" in page.inner_text(".results")  # verbose: the score breakdown
         assert_not_blank(browser, page.screenshot(path=str(tmp_path / "recall.png")))
 
         # The graph explorer: WebGL drawing, hover shows every stored field.
@@ -124,6 +131,23 @@ def test_sign_in_datasets_recall_graph_and_forget(
         )  # documents carry human names, not text_<hash>
         assert_not_blank(browser, page.screenshot(path=str(tmp_path / "graph.png")))
 
+        # Sessions: the entry recorded over REST, rated here with a comment.
+        page.click("header.top >> text=Sessions")
+        page.click("nav[aria-label=Sessions] >> text=chat-1")
+        page.wait_for_selector("text=Where does Alice live?")
+        page.once("dialog", lambda d: d.accept("spot on"))
+        page.click("button[title='Rate 5']")
+        page.wait_for_selector("text=rating: 5")
+        assert "spot on" in page.inner_text("main")
+
+        # Improve: run it on the dataset and see its stages.
+        page.click("header.top >> text=Improve")
+        page.select_option("select[aria-label=Dataset]", "ui_demo")
+        page.click("text=Run improve")
+        page.wait_for_selector("main table tbody tr", timeout=120_000)
+        assert page.locator("main table tbody tr").count() >= 2
+        assert_not_blank(browser, page.screenshot(path=str(tmp_path / "improve.png")))
+
         # Forget one document: a confirmation dialog first, then it is gone.
         page.click("header.top >> text=Datasets")
         page.wait_for_selector("tbody tr")
@@ -140,6 +164,13 @@ def test_sign_in_datasets_recall_graph_and_forget(
         datasets = client.get("/api/v1/datasets").json()
         data = client.get(f"/api/v1/datasets/{datasets[0]['id']}/data").json()
         assert len(data) == 1
+        # improve() built the global index's "context of" buckets: hidden unless asked for.
+        view = client.get("/api/v1/graph/view").json()
+        assert not any(n["properties"].get("internal") for n in view["nodes"])
+        assert any("internal node" in notice for notice in view["notices"])
+        shown = client.get("/api/v1/graph/view", params={"include_internal": "true"}).json()
+        buckets = [n for n in shown["nodes"] if n["properties"].get("internal")]
+        assert buckets and all("text_" not in n["label"] for n in buckets)
 
 
 def test_engramdb_ui_prints_an_address_that_serves_the_ui(isolated_config: Path) -> None:

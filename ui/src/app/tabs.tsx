@@ -204,7 +204,7 @@ export function ImproveTab() {
           <h3>{r.dataset_name}: {r.status}</h3>
           <table>
             <thead><tr><th>Stage</th><th>Status</th><th>ms</th><th>Counts</th><th>Reason</th></tr></thead>
-            <tbody>{r.stages.map((s) => <tr key={s.stage}><td>{s.stage}</td><td>{s.status}</td><td>{s.duration_ms ?? ""}</td><td><code>{JSON.stringify(s.counts ?? {})}</code></td><td>{s.reason ?? (s.error ? JSON.stringify(s.error) : "")}</td></tr>)}</tbody>
+            <tbody>{r.stages.map((s) => <tr key={s.stage}><td>{s.stage}</td><td>{s.status}</td><td>{s.duration_ms != null ? Math.round(s.duration_ms) : ""}</td><td><code>{JSON.stringify(s.counts ?? {})}</code></td><td>{s.reason ?? (s.error ? JSON.stringify(s.error) : "")}</td></tr>)}</tbody>
           </table>
         </section>
       ))}
