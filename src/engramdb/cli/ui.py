@@ -46,7 +46,15 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
         ] = None,
     ) -> None:
         """Open the web UI on the local store (a server on 127.0.0.1 until Ctrl-C)."""
-        import uvicorn
+        try:
+            import uvicorn
+        except ModuleNotFoundError:
+            typer.secho(
+                "error: 'engramdb ui' needs the server extra: pip install 'engramdb[server]'",
+                fg=typer.colors.RED,
+                err=True,
+            )
+            raise typer.Exit(code=2) from None
 
         from engramdb.access.keys import create_api_key, revoke_api_key
         from engramdb.engine import Engine
