@@ -31,7 +31,6 @@ from engramdb.errors import (
 )
 from engramdb.models.requests import (
     ImproveRequest,
-    ListDatasetsRequest,
     RecallRequest,
     RememberRequest,
 )
@@ -415,33 +414,18 @@ class HttpClient:
             params["datasets"] = a.datasets
         if a.dataset_ids is not None:
             params["dataset_ids"] = [str(d) for d in a.dataset_ids]
-        payload = await self.request("GET", "/api/v1/graph/view", params=params)
+        if a.datasets == [] or a.dataset_ids == []:
+            # an explicitly empty selection draws nothing, as in process (a query string
+            # cannot carry an empty list)
+            from engramdb.viz.html import graph_payload
+
+            payload = graph_payload([], [], title="engramdb memory graph", dataset_names={})
+        else:
+            payload = await self.request("GET", "/api/v1/graph/view", params=params)
         notices = payload.pop("notices", [])
         page = render_payload_html(payload, notice=" ".join(notices) or None)
         await asyncio.to_thread(visualize._write_atomically, target, page)
         return str(target)
-
-    async def _dataset_names(
-        self, datasets: list[str] | None, dataset_ids: list[UUID] | None
-    ) -> dict[UUID, str]:
-        """The drawn datasets' names by id, in the order in-process drawing lists them."""
-        if dataset_ids is not None and not dataset_ids:
-            return {}
-        if dataset_ids is None and datasets is not None and not datasets:
-            return {}
-        from engramdb.verbs import VERBS
-
-        listed = await self.send(VERBS["list_datasets"], ListDatasetsRequest())
-        if dataset_ids is not None:
-            by_id = {d.id: d.name for d in listed}
-            wanted = [UUID(str(d)) for d in dict.fromkeys(dataset_ids)]
-            return {d: by_id.get(d, str(d)) for d in wanted}
-        if datasets is not None:
-            by_name: dict[str, UUID] = {}
-            for listed_one in listed:  # own datasets come first; names resolve to those
-                by_name.setdefault(listed_one.name, listed_one.id)
-            return {by_name[n]: n for n in dict.fromkeys(datasets) if n in by_name}
-        return {d.id: d.name for d in listed}
 
 
 def _dataset_ref(payload: dict[str, Any], key: str, ref: object) -> dict[str, Any]:
