@@ -39,6 +39,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
         ("docs/code-graph.md", 1),
         ("docs/export-import.md", 1),
         ("docs/observability.md", 4),
+        ("docs/web-ui.md", 1),
     ],
 )
 def test_every_python_block_runs(tmp_path: Path, doc: str, at_least: int) -> None:

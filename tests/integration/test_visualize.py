@@ -139,8 +139,11 @@ async def test_large_graphs_are_bounded_and_the_page_says_so(tmp_path: Path) -> 
     page = Path(written).read_text(encoding="utf-8")
     data = _data(page)
     assert len(data["nodes"]) == 4 and len(data["edges"]) <= 1
-    assert f"Showing the first 4 of {total} nodes" in page
-    assert "Edges cut at the first 1 (max_edges=1)" in page
+    assert f"Showing the 4 most important of {total} nodes" in page
+    assert "Edges cut at the 1 heaviest (max_edges=1)" in page
+    # The kept edge joins two kept nodes: a cut leaves no edge to a node that is not drawn.
+    kept = {row["id"] for row in data["nodes"]}
+    assert all(e["source"] in kept and e["target"] in kept for e in data["edges"])
 
 
 @pytest.mark.parametrize(

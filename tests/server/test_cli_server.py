@@ -19,7 +19,7 @@ from tests.server.conftest import Account, LiveServer
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("command", ["serve", "mcp"])
+@pytest.mark.parametrize("command", ["serve", "mcp", "ui"])
 def test_commands_have_help(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 from engramdb.access.permissions import denied, visible_nodes
@@ -19,13 +21,17 @@ from engramdb.errors import DatasetNotFoundError, EngramValidationError
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.validation import validate_uuid
-from engramdb.viz.html import render_graph_html
+from engramdb.viz.html import graph_payload, render_graph_html
+from engramdb.viz.select import select_graph
 
 __all__ = [
     "DEFAULT_FILENAME",
     "DEFAULT_MAX_EDGES",
     "DEFAULT_MAX_NODES",
+    "GraphView",
     "cognee_scope",
+    "load_view",
+    "render_view",
     "visualize_graph",
     "wants_seeds",
 ]
@@ -37,6 +43,9 @@ DEFAULT_FILENAME = "graph.html"
 #: stays a few megabytes. Larger graphs are cut, and the page says so.
 DEFAULT_MAX_NODES = 2000
 DEFAULT_MAX_EDGES = 5000
+
+#: The most nodes (and edges) read to choose the drawn ones from (the store's list bound).
+READ_LIMIT = 500_000
 
 
 async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str:
@@ -53,8 +62,11 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
 
     Before anything was ingested the page says the memory is empty (no exception). Dataset names
     are resolved strictly: an unknown name raises DatasetNotFoundError. At most ``max_nodes``
-    nodes and ``max_edges`` edges are drawn; when the graph is larger the page says how much was
-    left out.
+    nodes and ``max_edges`` edges are drawn: the most important nodes (stored importance weight
+    times a degree term) and the edges among them, so a cut leaves no ring of orphans; the page
+    says how much was left out. Internal bookkeeping nodes (the "context of X" buckets) are left
+    out unless ``include_internal=True``; documents stored as ``text_<hash>`` are labelled with
+    their first words.
 
     cognee's arguments are accepted: ``destination_file_path`` (``path``), ``dataset`` (one
     name or UUID), and the seeds of a bounded view (``query``: its nearest chunks,
@@ -63,15 +75,56 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
     whole graph up to ``max_nodes``. cognee's session timeline is not drawn
     (``include_session_events`` and ``session_ids`` change nothing).
     """
+    target = _target_path(cognee_scope(request).path)
+    page = render_view(await load_view(engine, request))
+    await asyncio.to_thread(_write_atomically, target, page)
+    return str(target)
+
+
+@dataclass
+class GraphView:
+    """What one drawing shows: nodes, edges, their datasets and what the page must say."""
+
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    datasets: list[Dataset] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        title = "engramdb memory graph"
+        return title + (" — " + ", ".join(d.name for d in self.datasets) if self.datasets else "")
+
+    def payload(self) -> dict[str, Any]:
+        """The data the renderer draws (the page's data block; the web UI's graph route)."""
+        data = graph_payload(
+            self.nodes,
+            self.edges,
+            title=self.title,
+            dataset_names={d.id: d.name for d in self.datasets},
+        )
+        data["notices"] = list(self.notices)
+        return data
+
+
+def render_view(view: GraphView) -> str:
+    """The self-contained page of ``view``."""
+    return render_graph_html(
+        view.nodes,
+        view.edges,
+        title=view.title,
+        dataset_names={d.id: d.name for d in view.datasets},
+        notice=" ".join(view.notices) or None,
+    )
+
+
+async def load_view(engine: Engine, request: VisualizeGraphRequest) -> GraphView:
+    """Read what ``request`` draws: the seeded neighbourhood or the whole graph, capped to the
+    most important nodes and the edges among them, internal nodes left out unless asked for."""
     request = cognee_scope(request)
-    target = _target_path(request.path)
     node_limit = _check_limit(request.max_nodes, "max_nodes")
     edge_limit = _check_limit(request.max_edges, "max_edges")
-
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    targets: list[Dataset] = []
-    notices: list[str] = []
+    view = GraphView()
     if not await engine.database_exists():
         # Nothing was ever ingested: do not create a database just to draw an empty page.
         if request.dataset_ids:
@@ -84,57 +137,51 @@ async def visualize_graph(engine: Engine, request: VisualizeGraphRequest) -> str
                     "remembered yet",
                     missing=names,
                 )
-    else:
-        owner = await engine.resolve_user(request.user)
-        targets = await resolve_datasets(
-            engine, owner, datasets=request.datasets, dataset_ids=request.dataset_ids
-        )
-        ids = [d.id for d in targets]
-        seeds = await _seeds(engine, owner, request, targets) if ids else []
-        if seeds:
-            graph = await engine.store.neighbourhood(
-                seeds, depth=request.neighborhood_depth, limit=node_limit
-            )
-            inside = set(ids)
-            nodes = [n for n in graph.nodes if n.dataset_id in inside]
-            kept = {n.id for n in nodes}
-            edges = [e for e in graph.edges if e.source_id in kept and e.target_id in kept]
-            edges = edges[:edge_limit]
-            shown = visible_nodes(owner, nodes, edges)
-            nodes, edges = shown.nodes, shown.edges
-            notices.append(
-                f"The {request.neighborhood_depth}-hop neighbourhood of {len(seeds)} seed "
-                "node(s); pass full=True for the whole graph."
-            )
-        elif ids:
-            store = engine.store
-            nodes = await store.list_nodes(ids, limit=node_limit)
-            total_nodes = await store.count_nodes(ids)
-            if total_nodes > len(nodes):
-                notices.append(
-                    f"Showing the first {len(nodes):,} of {total_nodes:,} nodes "
-                    f"(max_nodes={node_limit:,})."
-                )
-            edges = await store.list_edges(ids, limit=edge_limit + 1)
-            if len(edges) > edge_limit:
-                edges = edges[:edge_limit]
-                notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
-            shown = visible_nodes(owner, nodes, edges)  # others' preference records stay hidden
-            nodes, edges = shown.nodes, shown.edges
-
-    names_by_id: dict[UUID, str] = {d.id: d.name for d in targets}
-    title = "engramdb memory graph"
-    if targets:
-        title += " — " + ", ".join(d.name for d in targets)
-    page = render_graph_html(
-        nodes,
-        edges,
-        title=title,
-        dataset_names=names_by_id,
-        notice=" ".join(notices) or None,
+        return view
+    owner = await engine.resolve_user(request.user)
+    view.datasets = await resolve_datasets(
+        engine, owner, datasets=request.datasets, dataset_ids=request.dataset_ids
     )
-    await asyncio.to_thread(_write_atomically, target, page)
-    return str(target)
+    ids = [d.id for d in view.datasets]
+    if not ids:
+        return view
+    seeds = await _seeds(engine, owner, request, view.datasets)
+    store = engine.store
+    if seeds:
+        graph = await store.neighbourhood(seeds, depth=request.neighborhood_depth, limit=node_limit)
+        inside = set(ids)
+        nodes = [n for n in graph.nodes if n.dataset_id in inside]
+        edges = list(graph.edges)
+        view.notices.append(
+            f"The {request.neighborhood_depth}-hop neighbourhood of {len(seeds)} seed "
+            "node(s); pass full=True for the whole graph."
+        )
+    else:
+        total = await store.count_nodes(ids)
+        nodes = await store.list_nodes(ids, limit=min(max(total, 1), READ_LIMIT))
+        edges = await store.list_edges(ids, limit=READ_LIMIT)
+    shown = visible_nodes(owner, nodes, edges)  # others' preference records stay hidden
+    chosen = select_graph(
+        shown.nodes,
+        shown.edges,
+        max_nodes=node_limit,
+        max_edges=edge_limit,
+        include_internal=request.include_internal,
+    )
+    view.nodes, view.edges = chosen.nodes, chosen.edges
+    if chosen.dropped_nodes:
+        view.notices.append(
+            f"Showing the {len(chosen.nodes):,} most important of "
+            f"{len(chosen.nodes) + chosen.dropped_nodes:,} nodes (max_nodes={node_limit:,})."
+        )
+    if len(chosen.edges) == edge_limit and chosen.dropped_edges:
+        view.notices.append(f"Edges cut at the {edge_limit:,} heaviest (max_edges={edge_limit:,}).")
+    if chosen.internal_hidden:
+        view.notices.append(
+            f"{chosen.internal_hidden:,} internal node(s) hidden "
+            "(include_internal=True shows them)."
+        )
+    return view
 
 
 def cognee_scope(request: VisualizeGraphRequest) -> VisualizeGraphRequest:

@@ -19,6 +19,7 @@ from engramdb.cli.framework import CliTyper
 from engramdb.cli.messages import fail, render_error
 from engramdb.cli.store import register as register_store
 from engramdb.cli.tables import print_table
+from engramdb.cli.ui import register as register_ui
 from engramdb.errors import EngramError
 
 __all__ = ["app", "main"]
@@ -576,6 +577,7 @@ def mcp_command(
 register_cognee(app)
 register_store(app, _run, _configure)
 register_archive(app, _run, _configure)
+register_ui(app, _run, _configure)
 
 
 def main() -> None:

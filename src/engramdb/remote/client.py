@@ -31,7 +31,6 @@ from engramdb.errors import (
 )
 from engramdb.models.requests import (
     ImproveRequest,
-    ListDatasetsRequest,
     RecallRequest,
     RememberRequest,
 )
@@ -394,9 +393,10 @@ class HttpClient:
         return await self.send(VERBS["get_graph"], req)
 
     async def _visualize_graph(self, a: VisualizeGraphRequest) -> str:
-        """The graph comes over ``GET /api/v1/graph``; the page is rendered and written here."""
+        """The graph comes over ``GET /api/v1/graph/view`` (chosen and named by the server the
+        way visualize_graph() does in process); the page is rendered and written here."""
         from engramdb.api import visualize
-        from engramdb.viz.html import render_graph_html
+        from engramdb.viz.html import render_payload_html
 
         a = visualize.cognee_scope(a)
         if visualize.wants_seeds(a):
@@ -405,50 +405,27 @@ class HttpClient:
                 "in remote mode draw the whole graph (full=True) or filter it with dataset="
             )
         target = visualize._target_path(a.path)
-        node_limit, edge_limit = a.max_nodes, a.max_edges
-        limit = max(node_limit, -(-edge_limit // 2))
-        snapshot = await self._get_graph(
-            GetGraphRequest(datasets=a.datasets, dataset_ids=a.dataset_ids, limit=limit)
-        )
-        nodes, edges = snapshot.nodes, snapshot.edges
-        notices: list[str] = []
-        if len(nodes) > node_limit or (snapshot.truncated and len(nodes) == limit):
-            nodes = nodes[:node_limit]
-            notices.append(f"Showing the first {len(nodes):,} nodes (max_nodes={node_limit:,}).")
-        if len(edges) > edge_limit:
-            edges = edges[:edge_limit]
-            notices.append(f"Edges cut at the first {edge_limit:,} (max_edges={edge_limit:,}).")
-        names = await self._dataset_names(a.datasets, a.dataset_ids)
-        title = "engramdb memory graph"
-        if names:
-            title += " — " + ", ".join(names.values())
-        page = render_graph_html(
-            nodes, edges, title=title, dataset_names=names, notice=" ".join(notices) or None
-        )
+        params: dict[str, Any] = {
+            "max_nodes": a.max_nodes,
+            "max_edges": a.max_edges,
+            "include_internal": a.include_internal,
+        }
+        if a.datasets is not None:
+            params["datasets"] = a.datasets
+        if a.dataset_ids is not None:
+            params["dataset_ids"] = [str(d) for d in a.dataset_ids]
+        if a.datasets == [] or a.dataset_ids == []:
+            # an explicitly empty selection draws nothing, as in process (a query string
+            # cannot carry an empty list)
+            from engramdb.viz.html import graph_payload
+
+            payload = graph_payload([], [], title="engramdb memory graph", dataset_names={})
+        else:
+            payload = await self.request("GET", "/api/v1/graph/view", params=params)
+        notices = payload.pop("notices", [])
+        page = render_payload_html(payload, notice=" ".join(notices) or None)
         await asyncio.to_thread(visualize._write_atomically, target, page)
         return str(target)
-
-    async def _dataset_names(
-        self, datasets: list[str] | None, dataset_ids: list[UUID] | None
-    ) -> dict[UUID, str]:
-        """The drawn datasets' names by id, in the order in-process drawing lists them."""
-        if dataset_ids is not None and not dataset_ids:
-            return {}
-        if dataset_ids is None and datasets is not None and not datasets:
-            return {}
-        from engramdb.verbs import VERBS
-
-        listed = await self.send(VERBS["list_datasets"], ListDatasetsRequest())
-        if dataset_ids is not None:
-            by_id = {d.id: d.name for d in listed}
-            wanted = [UUID(str(d)) for d in dict.fromkeys(dataset_ids)]
-            return {d: by_id.get(d, str(d)) for d in wanted}
-        if datasets is not None:
-            by_name: dict[str, UUID] = {}
-            for listed_one in listed:  # own datasets come first; names resolve to those
-                by_name.setdefault(listed_one.name, listed_one.id)
-            return {by_name[n]: n for n in dict.fromkeys(datasets) if n in by_name}
-        return {d.id: d.name for d in listed}
 
 
 def _dataset_ref(payload: dict[str, Any], key: str, ref: object) -> dict[str, Any]:

@@ -5,8 +5,8 @@ itself (``/docs/assets``), from the files the ``fastapi-offline`` package ships 
 ``server`` extra), so the pages work on a machine with no network. They need no API key, like
 ``/openapi.json`` they render.
 
-:data:`UI_PATH` is where the web UI will live; it links to :data:`DOCS_PATH`. Nothing here
-links to the UI until a route serves it (``add_api_docs`` checks), so no page points at a 404.
+:data:`UI_PATH` is where the web UI lives (:mod:`engramdb.server.routes_ui` serves it); the UI
+links to :data:`DOCS_PATH`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = ["ASSETS_PATH", "DOCS_PATH", "REDOC_PATH", "UI_PATH", "add_api_docs", 
 DOCS_PATH = "/docs"
 REDOC_PATH = "/redoc"
 ASSETS_PATH = "/docs/assets"
-#: The web UI's path (served by another module when built; it links back to DOCS_PATH).
+#: The web UI's path (served by engramdb.server.routes_ui; it links back to DOCS_PATH).
 UI_PATH = "/ui"
 
 #: The files the pages load, as shipped by fastapi-offline.

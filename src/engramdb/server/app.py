@@ -41,7 +41,13 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
     default engine of the current settings (``ENGRAMDB_DATA_DIR`` / ``ENGRAMDB_STORAGE_URL``).
     """
     from engramdb import __version__
-    from engramdb.server import routes_admin, routes_classic, routes_data, routes_memory
+    from engramdb.server import (
+        routes_admin,
+        routes_classic,
+        routes_data,
+        routes_memory,
+        routes_ui,
+    )
 
     runs = RunRegistry()
 
@@ -85,6 +91,7 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
         routes_classic.router,
         verbs,
         routes_data.router,
+        routes_ui.router,
         routes_admin.router,
     ):
         app.include_router(router, responses=errors)
@@ -96,6 +103,7 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
 
     app.include_router(metrics_router)
     add_api_docs(app)
+    routes_ui.add_ui(app)
     app.openapi = _openapi_builder(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimitMiddleware, limits=limits or Limits())
     app.add_middleware(MetricsMiddleware)  # outermost: counts the limits' refusals too

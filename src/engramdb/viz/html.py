@@ -1,9 +1,12 @@
 """Render graph nodes and edges as ONE self-contained, offline HTML page.
 
 The page must open from a file on a machine without network (an artifact attached to a CI run, a
-file mailed to a colleague), so everything is inlined: the stylesheet and the small canvas
-renderer under ``assets/`` and the graph itself as a JSON data block. No CDN, no fonts, no
-external URL; a Content-Security-Policy forbids the page from loading anything.
+file mailed to a colleague), so everything is inlined: the stylesheet and the WebGL
+renderer under ``assets/`` (``graph-renderer.js``: sigma.js + graphology, built from
+``ui/src/graph`` by ``scripts/build-ui.sh``, the same renderer the web UI's graph explorer uses)
+and the graph itself as a JSON data block. No CDN, no fonts, no external URL; a
+Content-Security-Policy forbids the page from loading anything (the layout worker is a ``blob:``
+the page makes itself).
 
 Stored text is hostile by default (it is whatever was ingested): it goes into the page only as
 JSON whose ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so no stored text can close the
@@ -24,6 +27,7 @@ from typing import Any
 from uuid import UUID
 
 from engramdb.models.records import Edge, Node, NodeType
+from engramdb.viz.select import human_labels
 
 __all__ = [
     "EMPTY_MESSAGE",
@@ -32,6 +36,7 @@ __all__ = [
     "color_for_type",
     "graph_payload",
     "render_graph_html",
+    "render_payload_html",
 ]
 
 #: Colours of the built-in node types (colour-blind-friendly Tableau 10 hues).
@@ -58,7 +63,7 @@ EMPTY_MESSAGE = "The memory is empty: there is nothing to draw yet."
 
 _CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-    "img-src data:; base-uri 'none'; form-action 'none'"
+    "img-src data:; worker-src blob:; base-uri 'none'; form-action 'none'"
 )
 
 
@@ -123,6 +128,7 @@ def graph_payload(
     """
     ordered = sorted(nodes, key=lambda n: str(n.id))
     present = {n.id for n in ordered}
+    labels = human_labels(ordered)
 
     def dataset(dataset_id: UUID) -> str:
         return dataset_names.get(dataset_id, str(dataset_id))
@@ -132,6 +138,7 @@ def graph_payload(
             "id": str(n.id),
             "type": n.type,
             "name": n.name,
+            "label": labels[n.id],
             "dataset": dataset(n.dataset_id),
             "dataset_id": str(n.dataset_id),
             "importance_weight": _jsonable(n.importance_weight),
@@ -216,6 +223,12 @@ def render_graph_html(
     the memory is empty.
     """
     payload = graph_payload(nodes, edges, title=title, dataset_names=dataset_names)
+    return render_payload_html(payload, notice=notice)
+
+
+def render_payload_html(payload: Mapping[str, Any], *, notice: str | None = None) -> str:
+    """The page of a :func:`graph_payload` (as ``GET /api/v1/graph/view`` also returns it)."""
+    title = str(payload["title"])
     notices = [notice] if notice else []
     dropped = int(payload["dropped_edges"])
     if dropped:
@@ -254,7 +267,7 @@ def render_graph_html(
 <meta name="generator" content="engramdb">
 <title>{safe_title}</title>
 <style>
-{_asset("graph.css")}
+{_asset("graph-renderer.css")}
 </style>
 </head>
 <body>
@@ -264,21 +277,25 @@ def render_graph_html(
 {notice_html}
 </header>
 <main id="engram-stage">
-<canvas id="engram-canvas" aria-label="Knowledge graph drawing"></canvas>
+<div id="engram-canvas" role="img" aria-label="Knowledge graph drawing"></div>
 {empty_html}
 </main>
 <aside id="engram-legend" aria-label="Legend">
+<div class="search"><input id="engram-search" type="search" placeholder="Find a node…"
+aria-label="Find a node"><ul id="engram-results"></ul></div>
 <h2>Node types</h2>
 {legend_body}
-<p class="hint">Hover a node or edge for its stored fields. Drag the background to pan, the wheel
-to zoom, a node to move it; click a type to hide it; double-click to fit.</p>
+<p class="hint">Hover a node or edge for its stored fields; click a node to focus it and its
+neighbours. Drag the background to pan, the wheel to zoom, a node to move it; click a type to
+hide it.</p>
+<label class="hint"><input type="checkbox" id="engram-cluster"> colour by cluster</label>
 <div class="actions"><button type="button" id="engram-fit">Fit view</button></div>
 </aside>
 <div id="engram-tooltip" role="tooltip" hidden></div>
 <pre id="engram-selftest" hidden></pre>
 <script type="application/json" id="engram-data">{_json_for_script(payload)}</script>
 <script>
-{_asset("graph.js")}
+{_asset("graph-renderer.js")}
 </script>
 </body>
 </html>

@@ -68,6 +68,8 @@ class VisualizeGraphRequest(VerbRequest):
     user: UserOption = None
     max_nodes: Annotated[int, Field(strict=True, ge=1, le=100_000)] = 2000
     max_edges: Annotated[int, Field(strict=True, ge=1, le=500_000)] = 5000
+    #: Also draw engramdb's internal nodes (the global index's "context of X" buckets).
+    include_internal: Annotated[bool, Field(strict=True)] = False
     # -- cognee's options (visualize_graph(destination_file_path, ..., dataset=..., ...)) ------
     #: cognee's name of ``path``.
     destination_file_path: SkipValidation[str | os.PathLike[str] | None] = Field(
