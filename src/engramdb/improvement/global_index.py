@@ -165,12 +165,15 @@ def root(
     df: Mapping[UUID, int],
     names: Mapping[UUID, Node],
 ) -> Node:
-    """The dataset root; scores are recomputed for the current ``chunks`` (a kept ranking's
-    scores may date from an earlier ``N``), summed in document-id order."""
-    overall: dict[UUID, float] = defaultdict(float)
-    for doc_id in sorted(top, key=lambda d: d.int):
-        for s in top[doc_id]:
-            overall[s.entity_id] += per_doc[doc_id][s.entity_id] * idf(chunks, df[s.entity_id])
+    """The dataset root. An entity's overall score is its ``idf`` for the current ``chunks``
+    times its counts summed over the buckets that rank it (a kept ranking's own scores may date
+    from an earlier ``N``)."""
+    counts: dict[UUID, int] = defaultdict(int)
+    for doc_id, scored in top.items():
+        mentions = per_doc[doc_id]
+        for s in scored:
+            counts[s.entity_id] += mentions[s.entity_id]
+    overall = {e: c * idf(chunks, df[e]) for e, c in counts.items()}
     best = sorted(overall, key=lambda e: (-overall[e], e.int))[:ROOT_ENTITIES]
     lines = [f"Dataset: {dataset.name} ({len(buckets)} documents indexed)"]
     if best:
