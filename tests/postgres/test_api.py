@@ -24,6 +24,7 @@ from tests.integration import (
     test_pipelines,
     test_recall_node_name,
     test_remember_recall,
+    test_review_debounce,
     test_sessions,
 )
 
@@ -46,6 +47,7 @@ _MODULES = (
     test_pipelines,
     test_cognee_engine_objects,
     test_recall_node_name,
+    test_review_debounce,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,
