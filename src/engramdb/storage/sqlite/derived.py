@@ -196,9 +196,12 @@ def entity_mentions(
         rows = []
         for data_id in data_ids:
             rows += conn.execute(
+                # CROSS JOIN fixes the order (the document's provenance rows, then each node's
+                # edges by source); ``+`` keeps the planner off the dataset's edge index
                 """SELECT s.data_id, c.target_id, count(*) FROM node_sources s
-                   JOIN edges c ON c.source_id = s.node_id AND c.relation = 'contains'
-                   WHERE s.data_id = ? AND c.dataset_id = ?
+                   CROSS JOIN edges c
+                   WHERE s.data_id = ? AND c.source_id = s.node_id
+                     AND c.relation = 'contains' AND +c.dataset_id = ?
                    GROUP BY s.data_id, c.target_id ORDER BY c.target_id""",
                 (str(data_id), str(dataset_id)),
             ).fetchall()
