@@ -26,6 +26,7 @@ a new process (or a token that moved) starts with one full build.
 from __future__ import annotations
 
 import uuid
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,20 +50,20 @@ from engramdb.storage.base import DerivedWrite, Store
 
 __all__ = ["IndexState", "build_incremental", "cached", "remember_state"]
 
-#: (id of the store, dataset id) -> the state of the last build in this process.
-_STATES: dict[tuple[int, UUID], IndexState] = {}
+#: store -> dataset id -> the state of the last build in this process (gone with the store).
+_STATES: weakref.WeakKeyDictionary[Store, dict[UUID, IndexState]] = weakref.WeakKeyDictionary()
 
 
 def cached(store: Store, dataset_id: UUID) -> IndexState | None:
-    return _STATES.get((id(store), dataset_id))
+    return _STATES.get(store, {}).get(dataset_id)
 
 
 def remember_state(store: Store, dataset_id: UUID, state: IndexState) -> None:
-    _STATES[id(store), dataset_id] = state
+    _STATES.setdefault(store, {})[dataset_id] = state
 
 
 def _drop(store: Store, dataset_id: UUID) -> None:
-    _STATES.pop((id(store), dataset_id), None)
+    _STATES.get(store, {}).pop(dataset_id, None)
 
 
 @dataclass(slots=True)
