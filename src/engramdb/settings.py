@@ -151,6 +151,15 @@ class Settings(BaseSettings):
     improve_auto_enabled: bool = True
     improve_debounce_entries: int = Field(default=1, ge=0)
     improve_debounce_seconds: float = Field(default=0.0, ge=0.0)
+    #: The automatic improve after remember() runs the conflict review once this many
+    #: remember() calls queued facts since the last review (``1``: after every one), or once
+    #: the oldest queued one is ``IMPROVE_REVIEW_BATCH_SECONDS`` old (``0``: no age trigger).
+    #: Queued facts are never dropped: any review sends every group changed since the last
+    #: one, and an explicit improve() always reviews. The default (1) is the seed's: improve.md,
+    #: "Runs the review_conflicts stage on every improve, including the automatic one after
+    #: remember()"; a larger batch is the opt-in that spends fewer LLM calls on a remember stream.
+    improve_review_batch_remembers: int = Field(default=1, ge=1)
+    improve_review_batch_seconds: float = Field(default=600.0, ge=0.0)
     edge_evidence_enabled: bool = True
 
     # --- observability (docs/observability.md) -----------------------------------------------

@@ -292,6 +292,36 @@ async def test_delete_dataset_leaves_other_datasets_alone(
     assert vec[0].node_id == kept.chunks[1].id
 
 
+async def test_delete_dataset_with_shared_entities_in_bulk(
+    store: Store, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    """forget of a dataset deletes every row of it by its id (issue 17: set-based deletes):
+    entities several documents support go with it, the store stays consistent."""
+    rng = np.random.default_rng(5)
+    shared = entity(dataset.id, "Shared")
+    docs = [
+        make_doc(dataset.id, [f"text {i} alpha", f"text {i} beta"], rng=rng, entities=[shared])
+        for i in range(3)
+    ]
+    for doc in docs:
+        await store.write_document(doc.write)
+    kept = make_doc(
+        other_dataset.id, ["kept alpha"], rng=rng, entities=[entity(other_dataset.id, "Shared")]
+    )
+    await store.write_document(kept.write)
+    await store.set_improve_state(dataset.id, "some.key", "value")
+
+    report = await store.delete_dataset(dataset.id)
+    assert (report.data_records, report.nodes) == (3, 7)  # 6 chunks and the shared entity
+    assert report.vectors == 7 and report.lexical_rows == 7  # the entity is embedded too
+    assert await store.count_nodes([dataset.id]) == 0
+    assert await store.get_improve_state(dataset.id, "some.key") is None
+    assert await store.data_ids(dataset.id) == []
+    assert await store.count_nodes([other_dataset.id]) == 2
+    assert await store.data_ids(other_dataset.id) == [kept.data.id]
+    assert (await store.check_integrity()).ok
+
+
 async def test_delete_unknown_dataset_is_an_empty_report(store: Store) -> None:
     assert await store.delete_dataset(uuid4()) == DeleteReport()
 

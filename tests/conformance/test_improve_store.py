@@ -327,6 +327,14 @@ async def test_entity_mentions(store: Store, dataset: Dataset) -> None:
         (second.data.id, ada.id): 1,
         (second.data.id, bob.id): 1,
     }
+    # limited to some documents (the incremental global context index reads only new ones)
+    only = await store.entity_mentions(dataset.id, data_ids=[second.data.id])
+    assert {(m.data_id, m.entity_id): m.chunks for m in only} == {
+        (second.data.id, ada.id): 1,
+        (second.data.id, bob.id): 1,
+    }
+    assert await store.entity_mentions(dataset.id, data_ids=[]) == []
+    assert await store.data_ids(dataset.id) == sorted([first.data.id, second.data.id], key=str)
 
 
 async def test_fact_edges_leave_out_structural_and_derived_edges(

@@ -19,10 +19,12 @@ from tests.integration import (
     test_improve,
     test_improve_admission,
     test_improve_custom_tasks,
+    test_incremental_improve,
     test_personalization,
     test_pipelines,
     test_recall_node_name,
     test_remember_recall,
+    test_review_debounce,
     test_sessions,
 )
 
@@ -36,6 +38,7 @@ _MODULES = (
     test_improve,
     test_improve_admission,
     test_improve_custom_tasks,
+    test_incremental_improve,
     test_personalization,
     test_conflicts,
     test_cognee_datasets,
@@ -44,6 +47,7 @@ _MODULES = (
     test_pipelines,
     test_cognee_engine_objects,
     test_recall_node_name,
+    test_review_debounce,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -52,7 +52,7 @@ async def auto_improve_after_ingest(engine: Engine, owner: User, dataset: Datase
     admission check declined it)."""
     if not await admit_automatic_improve(ImproveAdmission(owner, dataset, "ingest")):
         return DECLINED
-    return await _run(engine, owner, dataset, ImproveOptions())
+    return await _run(engine, owner, dataset, ImproveOptions(automatic=True))
 
 
 async def auto_improve_after_session_write(

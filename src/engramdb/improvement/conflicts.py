@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -41,6 +42,8 @@ __all__ = ["review_conflicts"]
 logger = logging.getLogger(__name__)
 
 STATE_KEY = "review_conflicts.reviewed"
+#: The automatic improves whose review is queued: ``{"pending": n, "since": unix time}``.
+QUEUE_KEY = "review_conflicts.queue"
 STRUCTURAL = ("is_part_of", "summarizes", "contains", "is_a", "next", "mentions")
 MAX_GROUPS_PER_CALL = 25
 MAX_INPUT_TOKENS = 8000
@@ -84,6 +87,9 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
     llm = ctx.engine.llm
     if llm is None:  # the gate said an LLM is configured; the factory may still decline
         return StageOutcome("already_completed", "no_llm_configured")
+    queued = await _queue_review(ctx)
+    if queued:
+        return StageOutcome("already_completed", "debounced", counts={"queued_remembers": queued})
     facts = await store.fact_edges(dataset.id, exclude_relations=STRUCTURAL)
     groups: dict[tuple[UUID, str], list[Edge]] = defaultdict(list)
     for edge in facts:
@@ -176,6 +182,29 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
     if failed:
         return StageOutcome("errored", last_error, counts)
     return StageOutcome(counts=counts)
+
+
+async def _queue_review(ctx: ImproveContext) -> int:
+    """Debounce the automatic improve's review (``IMPROVE_REVIEW_BATCH_REMEMBERS`` /
+    ``IMPROVE_REVIEW_BATCH_SECONDS``): queue this one and return how many are queued, or
+    return 0 when the review is due (the queue is emptied: this review covers it)."""
+    store, dataset, settings = ctx.store, ctx.dataset, ctx.settings
+    raw = await store.get_improve_state(dataset.id, QUEUE_KEY)
+    queue = json.loads(raw) if raw else {"pending": 0, "since": 0.0}
+    pending, since, now = int(queue["pending"]), float(queue["since"]), time.time()
+    age = settings.improve_review_batch_seconds
+    due = (
+        not ctx.options.automatic
+        or pending + 1 >= settings.improve_review_batch_remembers
+        or (age > 0 and pending > 0 and now - since >= age)
+    )
+    if due:
+        if pending:
+            await store.set_improve_state(dataset.id, QUEUE_KEY, "")
+        return 0
+    queue = {"pending": pending + 1, "since": since if pending else now}
+    await store.set_improve_state(dataset.id, QUEUE_KEY, json.dumps(queue))
+    return pending + 1
 
 
 def _group_key(node: Node) -> tuple[UUID, str] | None:

@@ -9,27 +9,39 @@ top entities and the dataset's most distinctive entities overall.
 Buckets and the root are derived nodes (owner ``global_context_index``), marked internal so no
 retriever returns them as hits; graph completion and hybrid read them through
 :mod:`engramdb.artifacts.global_index`. A bucket is anchored to its document, so forgetting the
-document deletes its bucket at once. Builds are incremental: only texts that changed are
-written, and index nodes not computed this time (a deleted document's) are deleted. When the
-dataset's content has not changed since the last build (its fingerprint, see
+document deletes its bucket at once. Only texts that changed are written, and index nodes not
+computed this time (a deleted document's) are deleted. When the dataset's content has not
+changed since the last build (its fingerprint, see
 :meth:`~engramdb.storage.base.Store.graph_fingerprint`) the stage reports ``already_completed``.
+
+Incremental builds (:mod:`.global_index_state`): a full build keeps the per-document mention
+counts, document frequencies, rankings and index nodes in memory, tagged with a token stored in
+the dataset's improve state. The automatic improve after remember() works from that state when
+its token is still the stored one: it reads only the added documents' mentions, re-ranks only
+the documents whose ranking can have changed, and re-renders only the buckets whose entities,
+labels or relations can have changed — the same nodes a full build computes.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import uuid
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import Dataset, Node, NodeType
-from engramdb.storage.base import DerivedWrite
+from engramdb.storage.base import DerivedWrite, Store
 
 __all__ = ["build_global_context_index"]
 
 FINGERPRINT_KEY = "global_context_index.fingerprint"
+#: The token of the last build's in-process state (see :mod:`.global_index_state`).
+TOKEN_KEY = "global_context_index.token"
 #: Entities named per document bucket, and relations listed per bucket.
 TOP_ENTITIES = 10
 TOP_RELATIONS = 10
@@ -39,145 +51,138 @@ ROOT_ENTITIES = 15
 
 
 @dataclass(frozen=True, slots=True)
-class _Scored:
+class Scored:
     entity_id: UUID
     score: float
 
 
-def _top_entities(
-    ctx_mentions: dict[UUID, dict[UUID, int]], chunks: int
-) -> dict[UUID, list[_Scored]]:
-    df: dict[UUID, int] = defaultdict(int)
-    for per_doc in ctx_mentions.values():
-        for entity_id, count in per_doc.items():
-            df[entity_id] += count
-    top: dict[UUID, list[_Scored]] = {}
-    for doc_id, per_doc in ctx_mentions.items():
-        scored = [
-            _Scored(e, count * (math.log((1 + chunks) / (1 + df[e])) + 1.0))
-            for e, count in per_doc.items()
-        ]
-        # ``.int`` orders exactly as the id's text does (fixed-width hex), without formatting it
-        scored.sort(key=lambda s: (-s.score, s.entity_id.int))
-        top[doc_id] = scored[:TOP_ENTITIES]
-    return top
+def idf(chunks: int, df: int) -> float:
+    return math.log((1 + chunks) / (1 + df)) + 1.0
 
 
-def _label(node: Node | None) -> str:
+def level(chunks: int) -> float:
+    """``L`` of ``idf = L - ln(1 + df)``: the part of every score that only ``N`` moves."""
+    return math.log(1 + chunks) + 1.0
+
+
+#: A ranking holds while ``level`` stays this far (relatively) inside its window, so float
+#: rounding can never flip an order the window says is safe.
+_MARGIN = 1e-9
+
+
+def rank(
+    per_doc: Mapping[UUID, int], chunks: int, df: Mapping[UUID, int]
+) -> tuple[list[Scored], tuple[float, float]]:
+    """A document's top entities, and the window of ``level`` in which that list (and its
+    order) stays the same for these counts and document frequencies."""
+    scored = [Scored(e, count * idf(chunks, df[e])) for e, count in per_doc.items()]
+    # ``.int`` orders exactly as the id's text does (fixed-width hex), without formatting it
+    scored.sort(key=lambda s: (-s.score, s.entity_id.int))
+    top = scored[:TOP_ENTITIES]
+    now = level(chunks)
+    lo, hi = -math.inf, math.inf
+    pairs = list(itertools.pairwise(top))
+    if len(scored) > TOP_ENTITIES:
+        pairs += [(top[-1], s) for s in scored[TOP_ENTITIES:]]
+    for a, b in pairs:
+        ca, cb = per_doc[a.entity_id], per_doc[b.entity_id]
+        if ca == cb:
+            continue  # the order does not depend on N
+        ga, gb = math.log(1 + df[a.entity_id]), math.log(1 + df[b.entity_id])
+        cross = (ca * ga - cb * gb) / (ca - cb)
+        if ca > cb:
+            lo = max(lo, cross)
+        else:
+            hi = min(hi, cross)
+    slack = _MARGIN * max(1.0, abs(now))
+    return top, (lo + slack, hi - slack)
+
+
+def label(node: Node | None) -> str:
     if node is None:
         return "?"
     kind = str(node.properties.get("entity_type", "")).lower()
     return f"{node.name} ({kind})" if kind else node.name
 
 
-async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
-    store, dataset = ctx.store, ctx.dataset
-    fingerprint = await store.graph_fingerprint(dataset.id)
-    if await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint:
-        return StageOutcome("already_completed", "no_writes_since_last_improve")
-
-    mentions: dict[UUID, dict[UUID, int]] = defaultdict(dict)
-    for m in await store.entity_mentions(dataset.id):
-        mentions[m.data_id][m.entity_id] = m.chunks
-    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
-    top = _top_entities(mentions, chunks)
-    entity_ids = sorted({s.entity_id for scored in top.values() for s in scored}, key=str)
-    # names only: a hub entity's provenance (one id per document naming it) is not needed
-    names = {n.id: n for n in await store.get_nodes(entity_ids, provenance=False)}
-    documents = {n.id: n for n in await store.get_nodes(sorted(top, key=str))}
-    # only pairs within one bucket are ever shown: one index probe each, without provenance
-    pairs = {(a.entity_id, b.entity_id) for scored in top.values() for a in scored for b in scored}
-    relations = await store.edges_between(sorted(pairs, key=str), provenance=False)
-    # relations by (source, target): a bucket looks up the pairs of its own members only, never
-    # a hub entity's thousands of relations with entities of other documents
+async def relations_of(
+    store: Store, tops: Sequence[list[Scored]]
+) -> dict[tuple[UUID, UUID], list[str]]:
+    """Relations by (source, target) among the members of each bucket: one index probe per
+    pair, never a hub entity's thousands of relations with entities of other documents."""
+    pairs = {(a.entity_id, b.entity_id) for scored in tops for a in scored for b in scored}
     by_pair: dict[tuple[UUID, UUID], list[str]] = defaultdict(list)
-    for edge in relations:
+    for edge in await store.edges_between(sorted(pairs, key=str), provenance=False):
         by_pair[edge.source_id, edge.target_id].append(edge.relation)
-
-    computed: list[Node] = []
-    anchors: dict[UUID, UUID] = {}
-    for doc_id in sorted(top, key=lambda d: (documents[d].name if d in documents else "", str(d))):
-        scored = top[doc_id]
-        if not scored or doc_id not in documents:
-            continue
-        rels = [
-            (a.entity_id, rel, b.entity_id)
-            for a in scored
-            for b in scored
-            for rel in by_pair.get((a.entity_id, b.entity_id), ())
-        ]
-        lines = [
-            f"Document: {documents[doc_id].name}",
-            "Key entities: " + ", ".join(_label(names.get(s.entity_id)) for s in scored),
-        ]
-        if rels:
-            shown = [
-                f"{names[a].name} {rel.replace('_', ' ')} {names[b].name}"
-                for a, rel, b in rels[:TOP_RELATIONS]
-                if a in names and b in names
-            ]
-            lines.append("Relations: " + "; ".join(shown))
-        node_id = bucket_id(dataset.id, doc_id)
-        computed.append(
-            Node(
-                id=node_id,
-                dataset_id=dataset.id,
-                type=BUCKET_TYPE,
-                name=f"context of {documents[doc_id].name}",
-                text="\n".join(lines),
-                properties={
-                    "internal": True,
-                    "data_id": str(doc_id),
-                    "entity_ids": [str(s.entity_id) for s in scored],
-                },
-            )
-        )
-        anchors[node_id] = doc_id
-    computed.append(_root(dataset, computed, top, names))
-
-    stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
-    changed = [
-        n
-        for n in computed
-        if n.id not in stored
-        or (stored[n.id].text, stored[n.id].properties) != (n.text, n.properties)
-    ]
-    stale = [i for i in stored if i not in {n.id for n in computed}]
-    report = await store.write_derived(
-        DerivedWrite(
-            dataset_id=dataset.id,
-            owner=OWNER,
-            nodes=changed,
-            anchors={k: v for k, v in anchors.items() if k in {n.id for n in changed}},
-            delete_node_ids=stale,
-            fingerprint_key=FINGERPRINT_KEY,
-        )
-    )
-    return StageOutcome(
-        counts={
-            "buckets": len(computed) - 1,
-            "written": report.nodes_written,
-            "deleted": report.nodes_deleted,
-        }
-    )
+    return by_pair
 
 
-def _root(
-    dataset: Dataset, buckets: list[Node], top: dict[UUID, list[_Scored]], names: dict[UUID, Node]
+def bucket(
+    dataset: Dataset,
+    doc_id: UUID,
+    doc_name: str,
+    scored: list[Scored],
+    names: Mapping[UUID, Node],
+    by_pair: Mapping[tuple[UUID, UUID], list[str]],
 ) -> Node:
-    overall: dict[UUID, float] = defaultdict(float)
-    for scored in top.values():
+    rels = [
+        (a.entity_id, rel, b.entity_id)
+        for a in scored
+        for b in scored
+        for rel in by_pair.get((a.entity_id, b.entity_id), ())
+    ]
+    lines = [
+        f"Document: {doc_name}",
+        "Key entities: " + ", ".join(label(names.get(s.entity_id)) for s in scored),
+    ]
+    if rels:
+        shown = [
+            f"{names[a].name} {rel.replace('_', ' ')} {names[b].name}"
+            for a, rel, b in rels[:TOP_RELATIONS]
+            if a in names and b in names
+        ]
+        lines.append("Relations: " + "; ".join(shown))
+    return Node(
+        id=bucket_id(dataset.id, doc_id),
+        dataset_id=dataset.id,
+        type=BUCKET_TYPE,
+        name=f"context of {doc_name}",
+        text="\n".join(lines),
+        properties={
+            "internal": True,
+            "data_id": str(doc_id),
+            "entity_ids": [str(s.entity_id) for s in scored],
+        },
+    )
+
+
+def root(
+    dataset: Dataset,
+    buckets: list[Node],
+    top: Mapping[UUID, list[Scored]],
+    per_doc: Mapping[UUID, Mapping[UUID, int]],
+    chunks: int,
+    df: Mapping[UUID, int],
+    names: Mapping[UUID, Node],
+) -> Node:
+    """The dataset root. An entity's overall score is its ``idf`` for the current ``chunks``
+    times its counts summed over the buckets that rank it (a kept ranking's own scores may date
+    from an earlier ``N``)."""
+    counts: dict[UUID, int] = defaultdict(int)
+    for doc_id, scored in top.items():
+        mentions = per_doc[doc_id]
         for s in scored:
-            overall[s.entity_id] += s.score
-    best = sorted(overall, key=lambda e: (-overall[e], str(e)))[:ROOT_ENTITIES]
+            counts[s.entity_id] += mentions[s.entity_id]
+    overall = {e: c * idf(chunks, df[e]) for e, c in counts.items()}
+    best = sorted(overall, key=lambda e: (-overall[e], e.int))[:ROOT_ENTITIES]
     lines = [f"Dataset: {dataset.name} ({len(buckets)} documents indexed)"]
     if best:
-        lines.append("Main entities: " + ", ".join(_label(names.get(e)) for e in best))
-    for bucket in buckets[:ROOT_DOCUMENTS]:
-        head = bucket.text.split("\n")
+        lines.append("Main entities: " + ", ".join(label(names.get(e)) for e in best))
+    for node in buckets[:ROOT_DOCUMENTS]:
+        head = node.text.split("\n")
         entities = head[1].removeprefix("Key entities: ") if len(head) > 1 else ""
         first = ", ".join(entities.split(", ")[:3])
-        lines.append(f"- {bucket.name.removeprefix('context of ')}: {first}")
+        lines.append(f"- {node.name.removeprefix('context of ')}: {first}")
     if len(buckets) > ROOT_DOCUMENTS:
         lines.append(f"- ... and {len(buckets) - ROOT_DOCUMENTS} more documents")
     return Node(
@@ -187,4 +192,73 @@ def _root(
         name=f"context of dataset {dataset.name}",
         text="\n".join(lines),
         properties={"internal": True, "buckets": [str(b.id) for b in buckets]},
+    )
+
+
+def changed_nodes(computed: Sequence[Node], stored: Mapping[UUID, Node]) -> list[Node]:
+    return [
+        n
+        for n in computed
+        if n.id not in stored
+        or (stored[n.id].text, stored[n.id].properties) != (n.text, n.properties)
+    ]
+
+
+async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
+    from engramdb.improvement import global_index_state as state
+
+    store, dataset = ctx.store, ctx.dataset
+    if ctx.options.automatic:
+        kept = state.cached(store, dataset.id)
+        if kept is not None and kept.token == await store.get_improve_state(dataset.id, TOKEN_KEY):
+            return await state.build_incremental(ctx, kept)
+    fingerprint = await store.graph_fingerprint(dataset.id)
+    if await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint:
+        return StageOutcome("already_completed", "no_writes_since_last_improve")
+    return await build_full(ctx)
+
+
+async def build_full(ctx: ImproveContext) -> StageOutcome:
+    """Every document's bucket and the root from the whole dataset's mention table."""
+    from engramdb.improvement import global_index_state as state
+
+    store, dataset = ctx.store, ctx.dataset
+    data_ids = await store.data_ids(dataset.id)
+    mentions: dict[UUID, dict[UUID, int]] = defaultdict(dict)
+    for m in await store.entity_mentions(dataset.id):
+        mentions[m.data_id][m.entity_id] = m.chunks
+    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
+    kept = state.IndexState.empty(uuid.uuid4().hex, data_ids)
+    for doc_id in sorted(mentions, key=lambda d: d.int):
+        kept.add_document(doc_id, mentions[doc_id])
+    kept.chunks = chunks
+    for doc_id in kept.per_doc:
+        kept.rerank(doc_id)
+    await kept.load_names(store, list(kept.per_doc), set(kept.entities_in_tops()))
+    by_pair = await relations_of(store, list(kept.top.values()))
+    for doc_id in kept.per_doc:
+        kept.render(dataset, doc_id, by_pair)
+    computed = [*kept.ordered_buckets(), kept.render_root(dataset)]
+    stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
+    changed = changed_nodes(computed, stored)
+    anchors = kept.anchors()
+    ids = {n.id for n in computed}
+    report = await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset.id,
+            owner=OWNER,
+            nodes=changed,
+            anchors={k: v for k, v in anchors.items() if k in {n.id for n in changed}},
+            delete_node_ids=[i for i in stored if i not in ids],
+            state={TOKEN_KEY: kept.token},
+            fingerprint_key=FINGERPRINT_KEY,
+        )
+    )
+    state.remember_state(store, dataset.id, kept)
+    return StageOutcome(
+        counts={
+            "buckets": len(computed) - 1,
+            "written": report.nodes_written,
+            "deleted": report.nodes_deleted,
+        }
     )

@@ -95,10 +95,17 @@ class DerivedStore(ABC):
         updates and derived writes. Cheap: indexed counts, no scan of node texts."""
 
     @abstractmethod
-    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
+    async def entity_mentions(
+        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
+    ) -> list[MentionCount]:
         """For each (document, entity) of the dataset: in how many of the document's chunks the
         entity occurs (chunk ``contains`` edges; chunks belong to documents by ``is_part_of``).
-        Ordered by document id, then entity id."""
+        Ordered by document id, then entity id. ``data_ids`` limits it to those documents (index
+        lookups per document, no scan of the dataset)."""
+
+    @abstractmethod
+    async def data_ids(self, dataset_id: UUID) -> list[UUID]:
+        """The ids of the dataset's data items, sorted (one index range, no metadata read)."""
 
     @abstractmethod
     async def fact_edges(

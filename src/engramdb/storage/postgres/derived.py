@@ -167,7 +167,19 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
     )
 
 
-async def entity_mentions(conn: Conn, dataset_id: UUID) -> list[MentionCount]:
+async def entity_mentions(
+    conn: Conn, dataset_id: UUID, data_ids: list[UUID] | None = None
+) -> list[MentionCount]:
+    if data_ids is not None:
+        cur = await conn.execute(
+            """SELECT p.target_id, c.target_id, count(*) FROM edges p
+               JOIN edges c ON c.source_id = p.source_id AND c.relation = 'contains'
+               WHERE p.target_id = ANY(%s) AND p.relation = 'is_part_of'
+                 AND p.dataset_id = %s AND c.dataset_id = %s
+               GROUP BY p.target_id, c.target_id ORDER BY p.target_id, c.target_id""",
+            (list(data_ids), dataset_id, dataset_id),
+        )
+        return [MentionCount(r[0], r[1], int(r[2])) for r in await cur.fetchall()]
     cur = await conn.execute(
         """SELECT p.target_id, c.target_id, count(*) FROM edges c
            JOIN edges p ON p.source_id = c.source_id AND p.relation = 'is_part_of'

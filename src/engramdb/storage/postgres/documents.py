@@ -356,18 +356,44 @@ async def delete_data(conn: Conn, data_id: UUID) -> DeleteReport:
     return await _purge(conn)
 
 
+#: A dataset's rows by its id (see the SQLite backend's ``_DATASET_ROWS``): set-based deletes,
+#: no temp-table collection. Children before parents.
+_DATASET_ROWS: tuple[tuple[LiteralString, LiteralString], ...] = (
+    ("edge_sources", "edge_id IN (SELECT id FROM edges WHERE dataset_id = %s)"),
+    ("edge_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = %s)"),
+    ("edges", "dataset_id = %s"),
+    ("node_sources", "node_id IN (SELECT id FROM nodes WHERE dataset_id = %s)"),
+    ("node_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = %s)"),
+    ("vectors", "dataset_id = %s"),
+    ("lexical", "dataset_id = %s"),
+    ("lexical_stats", "dataset_id = %s"),
+    ("nodes", "dataset_id = %s"),
+    ("kv_cache", "data_id IN (SELECT id FROM data WHERE dataset_id = %s)"),
+    ("data", "dataset_id = %s"),
+    ("pipeline_runs", "dataset_id = %s"),
+)
+
+
 async def delete_dataset(conn: Conn, dataset_id: UUID) -> DeleteReport:
+    """Drop a dataset in one transaction with set-based deletes by its id."""
     cur = await conn.execute("SELECT 1 FROM datasets WHERE id = %s FOR UPDATE", (dataset_id,))
     if await cur.fetchone() is None:
         return DeleteReport()
-    await _reset_temp(conn)
-    await run_unit(conn, partial(shared.collect_dataset, POSTGRES, dataset_id))
-    await run_unit(conn, partial(shared.collect_dependants, POSTGRES))
-    report = await _purge(conn)
-    await conn.execute("DELETE FROM lexical_stats WHERE dataset_id = %s", (dataset_id,))
-    await conn.execute("DELETE FROM pipeline_runs WHERE dataset_id = %s", (dataset_id,))
+    counts: dict[str, int] = {}
+    for table, where in _DATASET_ROWS:
+        cur = await conn.execute(
+            "DELETE FROM " + table + " WHERE " + where,
+            (dataset_id,),
+        )
+        counts[table] = counts.get(table, 0) + max(cur.rowcount, 0)
     await conn.execute("DELETE FROM datasets WHERE id = %s", (dataset_id,))
-    return report
+    return DeleteReport(
+        data_records=counts["data"],
+        nodes=counts["nodes"],
+        edges=counts["edges"],
+        vectors=counts["vectors"],
+        lexical_rows=counts["lexical"],
+    )
 
 
 async def delete_everything(conn: Conn) -> None:

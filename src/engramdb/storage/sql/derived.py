@@ -31,6 +31,7 @@ __all__ = [
     "apply_feedback_weights",
     "check_datasets",
     "check_owners",
+    "data_ids",
     "doomed_nodes",
     "fact_edges",
     "get_state",
@@ -141,6 +142,13 @@ def stale_edges(d: SqlDialect, write: DerivedWrite) -> Unit[list[UUID]]:
 
 
 # --- improve state and reads ---------------------------------------------------------------------
+
+
+def data_ids(d: SqlDialect, dataset_id: UUID) -> Unit[list[UUID]]:
+    rows = yield from all_rows(
+        f"SELECT id FROM data WHERE dataset_id = {d.param} ORDER BY id", dataset_id
+    )
+    return [as_uuid(row[0]) for row in rows]
 
 
 def get_state(d: SqlDialect, dataset_id: UUID, key: str) -> Unit[str | None]:
@@ -289,6 +297,9 @@ class DerivedMethods(UnitPort):
 
     async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
         await self._write_unit(partial(set_state, self.dialect, dataset_id, key, value))
+
+    async def data_ids(self, dataset_id: UUID) -> list[UUID]:
+        return await self._read_unit(partial(data_ids, self.dialect, dataset_id))
 
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         return await self._read_unit(

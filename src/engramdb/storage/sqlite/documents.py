@@ -286,17 +286,50 @@ def delete_data(conn: sqlite3.Connection, data_id: UUID, log_keep: int) -> Delet
     return _purge(conn, None, log_keep)
 
 
+#: A dataset's rows by its id: every node and edge of a dataset carries it, and provenance and
+#: full-text rows hang off them, so dropping a whole dataset needs no temp-table collection and
+#: no "what else supports it" search (those are :func:`delete_data`'s). Children before parents.
+_DATASET_ROWS = (
+    ("edge_sources", "edge_id IN (SELECT id FROM edges WHERE dataset_id = ?)"),
+    ("edge_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
+    ("edges", "dataset_id = ?"),
+    ("node_sources", "node_id IN (SELECT id FROM nodes WHERE dataset_id = ?)"),
+    ("node_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
+    ("vectors", "node_id IN (SELECT id FROM nodes WHERE dataset_id = ?)"),
+    ("lexical_fts", "rowid IN (SELECT id FROM lexical_docs WHERE dataset_id = ?)"),
+    ("lexical_docs", "dataset_id = ?"),
+    ("nodes", "dataset_id = ?"),
+    ("kv_cache", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
+    ("data", "dataset_id = ?"),
+    ("pipeline_runs", "dataset_id = ?"),
+)
+
+
 def delete_dataset(conn: sqlite3.Connection, dataset_id: UUID, log_keep: int) -> DeleteReport:
+    """Drop a dataset in one transaction with set-based deletes by its id (bulk: a 100k-chunk
+    dataset in seconds, where collecting it row by row into temp tables took minutes)."""
     ds = str(dataset_id)
     if conn.execute("SELECT 1 FROM datasets WHERE id = ?", (ds,)).fetchone() is None:
         return DeleteReport()
-    _reset_temp(conn)
-    run_unit(conn, partial(shared.collect_dataset, SQLITE, dataset_id))
-    run_unit(conn, partial(shared.collect_dependants, SQLITE))
-    report = _purge(conn, ds, log_keep)
-    conn.execute("DELETE FROM pipeline_runs WHERE dataset_id = ?", (ds,))
+    # A dropped dataset is logged once (readers evict its matrices) instead of per vector.
+    conn.execute(
+        "INSERT INTO vector_log (collection, dataset_id, node_id, op) "
+        "VALUES (NULL, ?, NULL, 'drop')",
+        (ds,),
+    )
+    prune_vector_log(conn, log_keep)
+    counts: dict[str, int] = {}
+    for table, where in _DATASET_ROWS:
+        gone = conn.execute(f"DELETE FROM {table} WHERE {where}", (ds,)).rowcount
+        counts[table] = counts.get(table, 0) + gone
     conn.execute("DELETE FROM datasets WHERE id = ?", (ds,))
-    return report
+    return DeleteReport(
+        data_records=counts["data"],
+        nodes=counts["nodes"],
+        edges=counts["edges"],
+        vectors=counts["vectors"],
+        lexical_rows=counts["lexical_docs"],
+    )
 
 
 def delete_everything(conn: sqlite3.Connection, log_keep: int) -> None:

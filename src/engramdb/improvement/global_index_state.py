@@ -1,0 +1,258 @@
+"""The global context index's state between builds, and the incremental build from it.
+
+A full build (:func:`.global_index.build_full`) leaves an :class:`IndexState` in this process:
+per-document mention counts, document frequencies (``df``, summed over documents), the
+inverse entity -> documents map, each document's ranking with the window of ``N`` in which it
+holds (:func:`.global_index.rank`), the entity and document nodes the texts name, and the
+rendered nodes. The state is tagged with a token written in the same transaction as the index
+nodes (improve state ``global_context_index.token``), so a state is only used while no other
+build (another process, an explicit improve) replaced the index.
+
+An incremental build, for the automatic improve after remember(), reads only:
+
+* the dataset's data ids (which documents came and went) and its chunk count;
+* the added documents' mention counts (:meth:`~engramdb.storage.base.Store.entity_mentions`
+  with ``data_ids``), the names of entities whose label may have changed, and the relations
+  of buckets it re-renders.
+
+A document is re-ranked when it is new, shares an entity whose ``df`` changed, or when ``N``
+left its ranking's window; a bucket is re-rendered when its ranking changed, when two of its
+entities were mentioned by an added or removed document (a relation between them may have come
+or gone), or when one of its entities' label changed. The result equals a full build's
+(tests/integration/test_incremental_improve.py compares them). The state lives in memory:
+a new process (or a token that moved) starts with one full build.
+"""
+
+from __future__ import annotations
+
+import uuid
+import weakref
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from engramdb.artifacts.global_index import OWNER, bucket_id
+from engramdb.improvement.context import ImproveContext, StageOutcome
+from engramdb.improvement.global_index import (
+    FINGERPRINT_KEY,
+    TOKEN_KEY,
+    Scored,
+    bucket,
+    label,
+    level,
+    rank,
+    relations_of,
+    root,
+)
+from engramdb.models.records import Dataset, Node, NodeType
+from engramdb.storage.base import DerivedWrite, Store
+
+__all__ = ["IndexState", "build_incremental", "cached", "remember_state"]
+
+#: store -> dataset id -> the state of the last build in this process (gone with the store).
+_STATES: weakref.WeakKeyDictionary[Store, dict[UUID, IndexState]] = weakref.WeakKeyDictionary()
+
+
+def cached(store: Store, dataset_id: UUID) -> IndexState | None:
+    return _STATES.get(store, {}).get(dataset_id)
+
+
+def remember_state(store: Store, dataset_id: UUID, state: IndexState) -> None:
+    _STATES.setdefault(store, {})[dataset_id] = state
+
+
+def _drop(store: Store, dataset_id: UUID) -> None:
+    _STATES.get(store, {}).pop(dataset_id, None)
+
+
+@dataclass(slots=True)
+class IndexState:
+    token: str
+    data_ids: set[UUID]
+    chunks: int = 0
+    per_doc: dict[UUID, dict[UUID, int]] = field(default_factory=dict)
+    df: dict[UUID, int] = field(default_factory=lambda: defaultdict(int))
+    by_entity: dict[UUID, set[UUID]] = field(default_factory=lambda: defaultdict(set))
+    top: dict[UUID, list[Scored]] = field(default_factory=dict)
+    window: dict[UUID, tuple[float, float]] = field(default_factory=dict)
+    doc_names: dict[UUID, str] = field(default_factory=dict)
+    names: dict[UUID, Node] = field(default_factory=dict)
+    buckets: dict[UUID, Node] = field(default_factory=dict)
+    root: Node | None = None
+
+    @classmethod
+    def empty(cls, token: str, data_ids: Iterable[UUID]) -> IndexState:
+        return cls(token=token, data_ids=set(data_ids))
+
+    def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
+        self.per_doc[doc_id] = mentions
+        for entity_id, count in mentions.items():
+            self.df[entity_id] += count
+            self.by_entity[entity_id].add(doc_id)
+
+    def remove_document(self, doc_id: UUID) -> None:
+        for entity_id, count in self.per_doc.pop(doc_id, {}).items():
+            self.df[entity_id] -= count
+            if self.df[entity_id] <= 0:
+                del self.df[entity_id]
+            self.by_entity[entity_id].discard(doc_id)
+            if not self.by_entity[entity_id]:
+                del self.by_entity[entity_id]
+        for table in (self.top, self.window, self.doc_names, self.buckets):
+            table.pop(doc_id, None)
+
+    def rerank(self, doc_id: UUID) -> None:
+        self.top[doc_id], self.window[doc_id] = rank(self.per_doc[doc_id], self.chunks, self.df)
+
+    def entities_in_tops(self) -> set[UUID]:
+        return {s.entity_id for scored in self.top.values() for s in scored}
+
+    async def load_names(
+        self, store: Store, doc_ids: Sequence[UUID], entity_ids: set[UUID]
+    ) -> set[UUID]:
+        """Fetch these entities' and documents' nodes; returns the entities whose label or
+        name changed (or that appeared or vanished)."""
+        changed: set[UUID] = set()
+        found = {
+            n.id: n for n in await store.get_nodes(sorted(entity_ids, key=str), provenance=False)
+        }
+        for entity_id in entity_ids:
+            old, new = self.names.get(entity_id), found.get(entity_id)
+            if (old is None) != (new is None) or (
+                old is not None
+                and new is not None
+                and (old.name, label(old)) != (new.name, label(new))
+            ):
+                changed.add(entity_id)
+            if new is None:
+                self.names.pop(entity_id, None)
+            else:
+                self.names[entity_id] = new
+        if doc_ids:
+            for node in await store.get_nodes(sorted(doc_ids, key=str)):
+                self.doc_names[node.id] = node.name
+        return changed
+
+    def render(
+        self, dataset: Dataset, doc_id: UUID, by_pair: dict[tuple[UUID, UUID], list[str]]
+    ) -> None:
+        scored = self.top.get(doc_id)
+        if not scored or doc_id not in self.doc_names:
+            self.buckets.pop(doc_id, None)
+            return
+        self.buckets[doc_id] = bucket(
+            dataset, doc_id, self.doc_names[doc_id], scored, self.names, by_pair
+        )
+
+    def ordered_buckets(self) -> list[Node]:
+        order = sorted(self.buckets, key=lambda d: (self.doc_names[d], str(d)))
+        return [self.buckets[d] for d in order]
+
+    def render_root(self, dataset: Dataset) -> Node:
+        self.root = root(
+            dataset,
+            self.ordered_buckets(),
+            self.top,
+            self.per_doc,
+            self.chunks,
+            self.df,
+            self.names,
+        )
+        return self.root
+
+    def anchors(self) -> dict[UUID, UUID]:
+        return {node.id: doc_id for doc_id, node in self.buckets.items()}
+
+
+async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutcome:
+    store, dataset = ctx.store, ctx.dataset
+    ids = set(await store.data_ids(dataset.id))
+    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
+    added = sorted(ids - kept.data_ids, key=lambda d: d.int)
+    removed = kept.data_ids - ids
+    if not added and not removed and chunks == kept.chunks:
+        return StageOutcome("already_completed", "no_writes_since_last_improve")
+    _drop(store, dataset.id)  # mutated below: kept again only once the write went through
+
+    new: dict[UUID, dict[UUID, int]] = defaultdict(dict)
+    for m in await store.entity_mentions(dataset.id, data_ids=added) if added else []:
+        new[m.data_id][m.entity_id] = m.chunks
+    touched: set[UUID] = set()
+    gone = [bucket_id(dataset.id, d) for d in removed if d in kept.buckets]
+    for doc_id in removed:
+        touched |= kept.per_doc.get(doc_id, {}).keys()
+        kept.remove_document(doc_id)
+    for doc_id in added:
+        if new.get(doc_id):
+            kept.add_document(doc_id, new[doc_id])
+            touched |= new[doc_id].keys()
+    kept.data_ids = ids
+    kept.chunks = chunks
+    now = level(chunks)
+
+    rerank = {d for d in added if d in kept.per_doc}
+    rerank |= {d for e in touched for d in kept.by_entity.get(e, ())}
+    rerank |= {d for d, (lo, hi) in kept.window.items() if not lo < now < hi}
+    before = {d: [s.entity_id for s in kept.top.get(d, [])] for d in rerank}
+    for doc_id in rerank:
+        kept.rerank(doc_id)
+    render = {d for d in rerank if [s.entity_id for s in kept.top[d]] != before[d]}
+    render |= {
+        d for d, scored in kept.top.items() if sum(s.entity_id in touched for s in scored) >= 2
+    }
+    in_tops = kept.entities_in_tops()
+    wanted = {s.entity_id for d in render for s in kept.top[d]} - kept.names.keys()
+    relabelled = await kept.load_names(
+        store, [d for d in added if d in kept.per_doc], wanted | (touched & in_tops)
+    )
+    if relabelled:
+        render |= {
+            d for d, scored in kept.top.items() if any(s.entity_id in relabelled for s in scored)
+        }
+    for name_id in [e for e in kept.names if e not in in_tops]:
+        del kept.names[name_id]  # keep the names of ranked entities only
+    by_pair = await relations_of(store, [kept.top[d] for d in sorted(render, key=str)])
+    previous = {d: kept.buckets.get(d) for d in render}
+    for doc_id in render:
+        kept.render(dataset, doc_id, by_pair)
+    changed = [
+        node
+        for d, node in kept.buckets.items()
+        if d in render
+        and (
+            previous[d] is None
+            or (previous[d].text, previous[d].properties)  # type: ignore[union-attr]
+            != (node.text, node.properties)
+        )
+    ]
+    gone += [bucket_id(dataset.id, d) for d in render if d not in kept.buckets and previous[d]]
+    old_root = kept.root
+    new_root = kept.render_root(dataset)
+    if old_root is None or (old_root.text, old_root.properties) != (
+        new_root.text,
+        new_root.properties,
+    ):
+        changed.append(new_root)
+    kept.token = uuid.uuid4().hex
+    anchors = kept.anchors()
+    report = await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset.id,
+            owner=OWNER,
+            nodes=changed,
+            anchors={n.id: anchors[n.id] for n in changed if n.id in anchors},
+            delete_node_ids=gone,
+            # the content fingerprint of the last full build no longer describes the index
+            state={TOKEN_KEY: kept.token, FINGERPRINT_KEY: ""},
+        )
+    )
+    remember_state(store, dataset.id, kept)
+    return StageOutcome(
+        counts={
+            "buckets": len(kept.buckets),
+            "written": report.nodes_written,
+            "deleted": report.nodes_deleted,
+            "reranked": len(rerank),
+        }
+    )
