@@ -44,7 +44,10 @@ FILTERS = {
     "usearch": "no predicate from Python; one index per dataset",
     "hnswlib": "filter= Python callable per candidate (slow); or one index per dataset",
     "faiss": "IDSelector via SearchParametersHNSW (C++ predicate); or one index per dataset",
-    "sqlite-vec": "partition key / metadata columns in vec0 (exact scan only; needs a\n    Python whose sqlite3 can load extensions, which this one cannot)",
+    "sqlite-vec": (
+        "partition key / metadata columns in vec0 (exact scan only; needs a\n"
+        "    Python whose sqlite3 can load extensions, which this one cannot)"
+    ),
 }
 
 
@@ -118,7 +121,9 @@ def build(lib: str, data: np.ndarray, path: Path, dtype: str) -> None:
         conn = sqlite3.connect(str(path))
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
-        conn.execute(f"CREATE VIRTUAL TABLE v USING vec0(embedding float[{DIM}] distance_metric=cosine)")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE v USING vec0(embedding float[{DIM}] distance_metric=cosine)"
+        )
         with conn:
             conn.executemany(
                 "INSERT INTO v(rowid, embedding) VALUES (?, ?)",
@@ -263,8 +268,14 @@ def main() -> None:
                 b = json.loads(built.stdout)
                 run = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 r = json.loads(run.stdout)
-                hits = [len(set(res) & set(t.tolist())) for res, t in zip(r["results"], truth)]
-                raw = [len(set(res[:K]) & set(t.tolist())) for res, t in zip(r["results"], truth)]
+                hits = [
+                    len(set(res) & set(t.tolist()))
+                    for res, t in zip(r["results"], truth, strict=True)
+                ]
+                raw = [
+                    len(set(res[:K]) & set(t.tolist()))
+                    for res, t in zip(r["results"], truth, strict=True)
+                ]
                 raw_recall = sum(raw) / (K * len(raw))
                 recall = sum(hits) / (K * len(hits))
                 print(

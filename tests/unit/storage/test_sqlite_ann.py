@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 
 from engramdb.models.records import Dataset
-from engramdb.storage.sqlite import SqliteStore
-from engramdb.storage.sqlite import ann
+from engramdb.storage.sqlite import SqliteStore, ann
 
 from .conftest import DocBuilder
 
@@ -95,7 +94,9 @@ async def test_recall_against_exact_search_above_the_threshold(
         hits = await store.vector_search("chunks", queries[0], [dataset.id], K)
         by_id = dict(zip(ids, rows, strict=True))
         for hit in hits:
-            assert hit.score == pytest.approx(1.0 - float(by_id[hit.node_id] @ queries[0]), abs=1e-5)
+            assert hit.score == pytest.approx(
+                1.0 - float(by_id[hit.node_id] @ queries[0]), abs=1e-5
+            )
     finally:
         await store.close()
 
@@ -121,7 +122,7 @@ async def test_reopening_uses_the_file_without_rebuilding(
     db_path: Path, dataset: Dataset, big: tuple[list[UUID], np.ndarray, list[UUID]]
 ) -> None:
     """Issue 17: "A vector storage that opens without reading every vector"."""
-    ids, rows, _ = big
+    _ids, _rows, _ = big
     query = clustered(5, 1)[0]
     first = open_store(db_path)
     try:
@@ -234,7 +235,7 @@ async def test_a_pruned_log_makes_the_next_open_rebuild(
     chunk_doc: DocBuilder,
     big: tuple[list[UUID], np.ndarray, list[UUID]],
 ) -> None:
-    ids, rows, _ = big
+    _ids, rows, _ = big
     builder = open_store(db_path)
     await builder.vector_search("chunks", rows[0], [dataset.id], K)
     await builder.close()
@@ -259,7 +260,7 @@ async def test_a_missing_or_damaged_index_file_is_rebuilt(
     big: tuple[list[UUID], np.ndarray, list[UUID]],
     damage: str,
 ) -> None:
-    ids, rows, _ = big
+    _ids, _rows, _ = big
     queries = clustered(11, 20)
     builder = open_store(db_path)
     expected = [await builder.vector_search("chunks", q, [dataset.id], K) for q in queries]
@@ -373,9 +374,19 @@ async def test_a_writer_process_and_a_reader_process_stay_coherent(
         )
         extra = clustered(14, 20)
         result = subprocess.run(
-            [sys.executable, "-c", script, str(db_path), str(dataset.id), str(data_ids[0]),
-             json.dumps(extra.tolist())],
-            capture_output=True, text=True, timeout=120, check=False,
+            [
+                sys.executable,
+                "-c",
+                script,
+                str(db_path),
+                str(dataset.id),
+                str(data_ids[0]),
+                json.dumps(extra.tolist()),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         assert result.returncode == 0, result.stderr
         child_ids = [UUID(x) for x in json.loads(result.stdout)]

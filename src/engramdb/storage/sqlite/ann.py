@@ -131,7 +131,8 @@ def log_head(conn: sqlite3.Connection) -> int:
 
 
 class AnnFiles:
-    """The index files of one database: ``<db>.ann/<key>.<seq>.<nonce>.usearch`` + ``<key>.meta``."""
+    """The index files of one database, in ``<db>.ann/``: ``<key>.<seq>.<nonce>.usearch`` and
+    ``<key>.meta``."""
 
     def __init__(self, db_path: Path, threshold: int) -> None:
         self.dir = db_path.with_name(db_path.name + ".ann")

@@ -61,13 +61,13 @@ from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import derived, documents, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
+from engramdb.storage.sqlite.ann import DEFAULT_THRESHOLD as DEFAULT_ANN_THRESHOLD
 from engramdb.storage.sqlite.database import Database, damaged, is_busy, translate_error
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
 from engramdb.storage.sqlite.rows import to_time
 from engramdb.storage.sqlite.schema import MIGRATIONS, applied_versions, apply_migrations
 from engramdb.storage.sqlite.units import run_unit
-from engramdb.storage.sqlite.ann import DEFAULT_THRESHOLD as DEFAULT_ANN_THRESHOLD
 from engramdb.storage.sqlite.vector_cache import VectorCache
 
 __all__ = ["SqliteStore"]

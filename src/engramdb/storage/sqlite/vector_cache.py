@@ -151,9 +151,7 @@ class VectorCache:
             if (collection, ds) not in self._slots:
                 self._slots[(collection, ds)] = self._load(conn, collection, ds, head)
 
-    def _load(
-        self, conn: sqlite3.Connection, collection: str, dataset_id: str, head: int
-    ) -> _Slot:
+    def _load(self, conn: sqlite3.Connection, collection: str, dataset_id: str, head: int) -> _Slot:
         """An approximate index file for a large pair, else the exact matrix (streamed into a
         preallocated matrix, no second full-size copy)."""
         files = self.ann_files
