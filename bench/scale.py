@@ -70,9 +70,8 @@ def centres_for(chunks: int) -> np.ndarray:
 
 
 async def populate(chunks: int, per_doc: int, seed: int) -> float:
-    from recall_latency import TextGenerator, build_write
-
     from engramdb.engine import get_engine
+    from recall_latency import TextGenerator, build_write
 
     engine = get_engine()
     owner = await engine.resolve_user(None)
@@ -92,7 +91,8 @@ async def populate(chunks: int, per_doc: int, seed: int) -> float:
         have += n
         doc_index += 1
         if have % 50_000 == 0 or have == chunks:
-            print(f"  populated {have:,} chunks ({time.perf_counter() - started:.0f} s)", flush=True)
+            spent = time.perf_counter() - started
+            print(f"  populated {have:,} chunks ({spent:.0f} s)", flush=True)
     await engine.close()
     return time.perf_counter() - started
 
@@ -116,7 +116,6 @@ async def reopen(queries: int, seed: int) -> dict[str, Any]:
     from engramdb import SearchType
     from engramdb.engine import get_engine
     from engramdb.graph_schema import CHUNK_COLLECTION
-
     from recall_latency import TextGenerator
 
     gen = TextGenerator(seed + 2)
@@ -124,10 +123,10 @@ async def reopen(queries: int, seed: int) -> dict[str, Any]:
     engine = get_engine()
     await engine.embedder.embed(["load the embedder before the timed call"])
     # Module imports are not "opening the store": load the recall code path first.
-    import engramdb.api.recall  # noqa: F401
-    import engramdb.facade  # noqa: F401
-    import engramdb.retrieval.retrievers.chunks  # noqa: F401
-    import engramdb.storage.sqlite  # noqa: F401
+    import engramdb.api.recall
+    import engramdb.facade
+    import engramdb.retrieval.retrievers.chunks
+    import engramdb.storage.sqlite
 
     t0 = time.perf_counter()
     await engramdb.recall(texts[0], SearchType.CHUNKS, datasets=[DATASET], top_k=K)

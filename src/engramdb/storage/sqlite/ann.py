@@ -131,8 +131,8 @@ def log_head(conn: sqlite3.Connection) -> int:
 
 
 class AnnFiles:
-    """The index files of one database, in ``<db>.ann/``: ``<key>.<seq>.<nonce>.usearch`` and
-    ``<key>.meta``."""
+    """The index files of one database, in ``<db>.ann/``: ``<dataset>.<collection hash>.meta``
+    and the ``<dataset>.<collection hash>.<seq>.<nonce>.usearch`` it names."""
 
     def __init__(self, db_path: Path, threshold: int) -> None:
         self.dir = db_path.with_name(db_path.name + ".ann")
@@ -145,7 +145,18 @@ class AnnFiles:
         return self.threshold > 0 and available()
 
     def _stem(self, collection: str, dataset_id: str) -> str:
-        return hashlib.sha256(f"{collection}\0{dataset_id}".encode()).hexdigest()[:24]
+        return f"{dataset_id}.{hashlib.sha256(collection.encode()).hexdigest()[:16]}"
+
+    def remove(self, dataset_id: str | None) -> None:
+        """Delete the files of one dataset (every dataset when None), after the database
+        committed its deletion: forgotten vectors must not linger on disk (best effort — a
+        file that stays behind is never served, its pair's ``drop`` is in the log)."""
+        if not self.dir.exists():
+            return
+        pattern = "*" if dataset_id is None else f"{dataset_id}.*"
+        for path in self.dir.glob(pattern):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     def meta_path(self, collection: str, dataset_id: str) -> Path:
         return self.dir / f"{self._stem(collection, dataset_id)}.meta"
@@ -268,7 +279,7 @@ class AnnFiles:
         # Older files of the pair (the previous one, or one a crash left unnamed). A process
         # that still has one mapped keeps its pages until it unmaps it (POSIX).
         for old in self.dir.glob(f"{self._stem(meta.collection, meta.dataset_id)}.*.usearch"):
-            seq = old.name.split(".")[1]
+            seq = old.name.split(".")[2]
             if old.name != meta.file and seq.isdigit() and int(seq) <= meta.seq:
                 with contextlib.suppress(OSError):
                     old.unlink()

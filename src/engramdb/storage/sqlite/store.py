@@ -174,12 +174,15 @@ class SqliteStore(StoreCore):
     # --- datasets ------------------------------------------------------------------------------
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
-        return await self._write(
+        report = await self._write(
             partial(documents.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
         )
+        await asyncio.to_thread(self._vectors.ann_files.remove, str(dataset_id))
+        return report
 
     async def delete_everything(self) -> None:
         await self._write(partial(documents.delete_everything, log_keep=self._log_keep))
+        await asyncio.to_thread(self._vectors.ann_files.remove, None)
 
     # --- staged inputs --------------------------------------------------------------------------
 
