@@ -428,3 +428,23 @@ async def test_forgetting_a_dataset_or_everything_deletes_its_index_files(
         assert await searcher.vector_search("chunks", rows[0], [other.id], K) == []
     finally:
         await searcher.close()
+
+
+async def test_an_exact_matrix_that_grows_past_the_threshold_moves_to_an_index_file(
+    db_path: Path, store: SqliteStore, dataset: Dataset, chunk_doc: DocBuilder
+) -> None:
+    searcher = open_store(db_path)
+    try:
+        first = clustered(16, 600)
+        doc, ids = chunk_doc(dataset.id, first)
+        await store.write_document(doc)
+        await searcher.vector_search("chunks", first[0], [dataset.id], K)
+        assert searcher.ann_builds == 0
+        second = clustered(17, 600)
+        doc, more = chunk_doc(dataset.id, second)
+        await store.write_document(doc)
+        rows, all_ids = np.vstack([first, second]), ids + more
+        assert await recall_at_k(searcher, dataset, all_ids, rows, clustered(18, 20)) >= 0.98
+        assert searcher.ann_builds == 1
+    finally:
+        await searcher.close()

@@ -146,10 +146,20 @@ class VectorCache:
         self._applied_seq = head
         for ds in dataset_ids:
             slot = self._slots.get((collection, ds))
-            if slot is not None and slot.delta_too_large():
-                del self._slots[(collection, ds)]  # rebuild the index file from the database
+            if slot is not None and (slot.delta_too_large() or self._outgrown(slot)):
+                del self._slots[(collection, ds)]  # (re)build the index file from the database
             if (collection, ds) not in self._slots:
                 self._slots[(collection, ds)] = self._load(conn, collection, ds, head)
+
+    def _outgrown(self, slot: _Slot) -> bool:
+        """An exact matrix that grew past the threshold while loaded."""
+        files = self.ann_files
+        return (
+            slot.ann is None
+            and slot.index is not None
+            and files.enabled
+            and len(slot.index) >= files.threshold
+        )
 
     def _load(self, conn: sqlite3.Connection, collection: str, dataset_id: str, head: int) -> _Slot:
         """An approximate index file for a large pair, else the exact matrix (streamed into a
