@@ -448,3 +448,39 @@ async def test_an_exact_matrix_that_grows_past_the_threshold_moves_to_an_index_f
         assert searcher.ann_builds == 1
     finally:
         await searcher.close()
+
+
+@pytest.mark.slow
+async def test_without_the_ann_extra_every_search_is_exact(
+    db_path: Path, dataset: Dataset, big: tuple[list[UUID], np.ndarray, list[UUID]]
+) -> None:
+    """The default install (no ``usearch``) keeps exact search at any size."""
+    ids, rows, _ = big
+    script = textwrap.dedent(
+        """
+        import asyncio, json, sys, uuid
+        sys.modules["usearch"] = None  # as if the 'ann' extra were not installed
+        sys.modules["usearch.index"] = None
+        import numpy as np
+        from engramdb.storage.sqlite import SqliteStore
+
+        async def main():
+            store = SqliteStore(sys.argv[1], ann_threshold=1000)
+            query = np.asarray(json.loads(sys.argv[3]), dtype=np.float32)
+            hits = await store.vector_search("chunks", query, [uuid.UUID(sys.argv[2])], 10)
+            print(json.dumps([str(h.node_id) for h in hits]))
+            await store.close()
+        asyncio.run(main())
+        """
+    )
+    query = clustered(19, 1)[0]
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(db_path), str(dataset.id), json.dumps(query.tolist())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [UUID(x) for x in json.loads(result.stdout)] == exact(ids, rows, query, K)
+    assert files(db_path) == []
