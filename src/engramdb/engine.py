@@ -44,12 +44,16 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def open_store(url: str) -> Store:
-    """The Store for a storage URL (``sqlite:///path`` or ``postgresql://...``)."""
+def open_store(url: str, *, vector_ann_threshold: int | None = None) -> Store:
+    """The Store for a storage URL (``sqlite:///path`` or ``postgresql://...``);
+    ``vector_ann_threshold`` is the SQLite store's ``ann_threshold`` (None: its default)."""
     if url.startswith("sqlite:///"):
         from engramdb.storage.sqlite import SqliteStore
 
-        return SqliteStore(Path(url.removeprefix("sqlite:///")))
+        path = Path(url.removeprefix("sqlite:///"))
+        if vector_ann_threshold is None:
+            return SqliteStore(path)
+        return SqliteStore(path, ann_threshold=vector_ann_threshold)
     if url.startswith(("postgresql://", "postgres://")):
         try:
             from engramdb.storage.postgres import PostgresStore
@@ -214,7 +218,10 @@ class Engine:
         with self._build_lock:
             self._check_open()
             if self._store is None:
-                self._store = open_store(self.settings.storage_url)
+                self._store = open_store(
+                    self.settings.storage_url,
+                    vector_ann_threshold=self.settings.engramdb_vector_ann_threshold,
+                )
             return self._store
 
     @property

@@ -53,6 +53,10 @@ def _default_data_dir() -> Path:
     return Path.home() / ".engramdb"
 
 
+#: See ``Settings.engramdb_vector_ann_threshold`` (also the SQLite store's own default).
+DEFAULT_VECTOR_ANN_THRESHOLD = 50_000
+
+
 class Settings(BaseSettings):
     """All of engramdb's configuration. See the module docstring for where values come from."""
 
@@ -70,6 +74,10 @@ class Settings(BaseSettings):
     engramdb_storage_url: str = ""
     #: How long a writer waits for the per-dataset lock before giving up (seconds).
     engramdb_lock_timeout: float = Field(default=600.0, gt=0)
+    #: SQLite: a dataset's collection of at least this many vectors is searched through an
+    #: approximate (HNSW) index file beside the database, if the ``ann`` extra is installed;
+    #: smaller ones, and every one when this is 0, by an exact scan.
+    engramdb_vector_ann_threshold: int = Field(default=DEFAULT_VECTOR_ANN_THRESHOLD, ge=0)
 
     #: The level cognee's ``setup_logging()`` uses when called without one (the reference's
     #: ``LOG_LEVEL``); engramdb itself never configures logging.

@@ -64,6 +64,7 @@ from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import derived, documents, edits, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
+from engramdb.storage.sqlite.ann import DEFAULT_THRESHOLD as DEFAULT_ANN_THRESHOLD
 from engramdb.storage.sqlite.database import Database, damaged, is_busy, translate_error
 from engramdb.storage.sqlite.locks import LeaseLocks
 from engramdb.storage.sqlite.query import run_read_only
@@ -82,7 +83,9 @@ class SqliteStore(StoreCore):
 
     ``lock_lease_seconds`` is how long a lock survives without renewal (holders renew every
     third of it); ``vector_log_keep`` is how many vector change-log entries are kept for other
-    processes to catch up from before they must reload their matrices.
+    processes to catch up from before they must reload their matrices; (collection, dataset)
+    pairs of at least ``ann_threshold`` vectors are searched through an approximate index file
+    (:mod:`.ann`, needs the ``ann`` extra; 0 keeps every search exact).
     """
 
     capabilities = frozenset({Capability.CYPHER})
@@ -94,12 +97,13 @@ class SqliteStore(StoreCore):
         *,
         lock_lease_seconds: float = 60.0,
         vector_log_keep: int = 100_000,
+        ann_threshold: int = DEFAULT_ANN_THRESHOLD,
     ) -> None:
         super().__init__()
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
         self._db = Database(self.path)
-        self._vectors = VectorCache(self._db)
+        self._vectors = VectorCache(self._db, ann_threshold)
         self._locks = LeaseLocks(self._db, self._hostname, lock_lease_seconds)
         self._log_keep = vector_log_keep
 
@@ -107,6 +111,11 @@ class SqliteStore(StoreCore):
     def matrix_loads(self) -> int:
         """How many vector matrices this object (re)loaded from SQLite (diagnostics)."""
         return self._vectors.loads
+
+    @property
+    def ann_builds(self) -> int:
+        """How many approximate index files this object built (diagnostics)."""
+        return self._vectors.ann_files.builds
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self._db.write, work)
@@ -168,12 +177,15 @@ class SqliteStore(StoreCore):
     # --- datasets ------------------------------------------------------------------------------
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
-        return await self._write(
+        report = await self._write(
             partial(documents.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
         )
+        await asyncio.to_thread(self._vectors.ann_files.remove, str(dataset_id))
+        return report
 
     async def delete_everything(self) -> None:
         await self._write(partial(documents.delete_everything, log_keep=self._log_keep))
+        await asyncio.to_thread(self._vectors.ann_files.remove, None)
 
     # --- staged inputs --------------------------------------------------------------------------
 

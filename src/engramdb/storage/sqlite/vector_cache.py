@@ -17,6 +17,12 @@ inside one read transaction (one snapshot):
 
 Writes are serialised by SQLite, so log sequence numbers commit in order and a reader never
 misses an entry that commits "behind" one it already applied.
+
+Pairs of at least ``ann_threshold`` vectors (with the optional ``usearch`` installed) are
+served by an approximate index file instead of a matrix (:mod:`.ann`): the slot then holds the
+memory-mapped graph plus an exact *delta* matrix of the vectors upserted since the file was
+built, kept up to date from the log like any matrix; candidates from the graph are re-scored
+exactly from SQLite in the same snapshot.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engramdb.errors import StorageError
+from engramdb.storage.sqlite import ann
 from engramdb.storage.sqlite.database import Database
 from engramdb.storage.sqlite.rows import to_json
 from engramdb.storage.vectors import FloatArray, VectorIndex, search_indexes
@@ -39,12 +46,19 @@ _LOAD_BATCH = 4096
 
 
 class _Slot:
-    """The loaded state of one (collection, dataset): an index, or None while it is empty."""
+    """The loaded state of one (collection, dataset): an exact index (None while empty), or an
+    approximate index file with ``index`` as its exact delta."""
 
-    __slots__ = ("index",)
+    __slots__ = ("ann", "index")
 
-    def __init__(self, index: VectorIndex | None) -> None:
+    def __init__(self, index: VectorIndex | None, graph: ann.AnnIndex | None = None) -> None:
         self.index = index
+        self.ann = graph
+
+    def delta_too_large(self) -> bool:
+        if self.ann is None or self.index is None:
+            return False
+        return len(self.index) > max(ann.DELTA_MIN, ann.DELTA_FRACTION * self.ann.meta.count)
 
 
 def _matrix(rows: Sequence[tuple[str, int, bytes]], what: str) -> tuple[list[str], FloatArray]:
@@ -59,8 +73,9 @@ def _matrix(rows: Sequence[tuple[str, int, bytes]], what: str) -> tuple[list[str
 class VectorCache:
     """Lazily loaded per-(collection, dataset) indexes of one store object (thread-safe)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, ann_threshold: int = ann.DEFAULT_THRESHOLD) -> None:
         self._db = db
+        self.ann_files = ann.AnnFiles(db.path, ann_threshold)
         self._lock = threading.Lock()
         self._slots: dict[_Key, _Slot] = {}
         self._applied_seq: int | None = None
@@ -81,14 +96,33 @@ class VectorCache:
         """
         wanted = list(dict.fromkeys(dataset_ids))
         with self._lock:
-            self._db.read(lambda conn: self._sync(conn, collection, wanted))
-            indexes = [
-                slot.index
-                for ds in wanted
-                if (slot := self._slots.get((collection, ds))) is not None
-                and slot.index is not None
-            ]
-            return search_indexes(indexes, query, k)
+            return self._db.read(lambda conn: self._search(conn, collection, wanted, query, k))
+
+    def _search(
+        self,
+        conn: sqlite3.Connection,
+        collection: str,
+        wanted: list[str],
+        query: FloatArray,
+        k: int,
+    ) -> list[tuple[str, float]]:
+        self._sync(conn, collection, wanted)
+        slots = [(ds, slot) for ds in wanted if (slot := self._slots.get((collection, ds)))]
+        hits = search_indexes([s.index for _, s in slots if s.index is not None], query, k)
+        if k <= 0 or all(slot.ann is None for _, slot in slots):
+            return hits
+        for ds, slot in slots:
+            if slot.ann is None:
+                continue
+            dim = slot.ann.meta.dim
+            if query.shape[0] != dim:
+                raise ValueError(f"query has dimension {query.shape[0]}, the index holds {dim}")
+            rowids = slot.ann.candidates(query, ann.candidates_for(k))
+            hits.extend(ann.rescore(conn, collection, ds, rowids, query))
+        best: dict[str, float] = {}
+        for node_id, distance in hits:
+            best.setdefault(node_id, distance)
+        return sorted(best.items(), key=lambda hit: hit[1])[:k]
 
     # --- coherence ---------------------------------------------------------------------------
 
@@ -111,17 +145,42 @@ class VectorCache:
                 self._apply(conn, entries)
         self._applied_seq = head
         for ds in dataset_ids:
+            slot = self._slots.get((collection, ds))
+            if slot is not None and (slot.delta_too_large() or self._outgrown(slot)):
+                del self._slots[(collection, ds)]  # (re)build the index file from the database
             if (collection, ds) not in self._slots:
-                self._slots[(collection, ds)] = self._load(conn, collection, ds)
+                self._slots[(collection, ds)] = self._load(conn, collection, ds, head)
 
-    def _load(self, conn: sqlite3.Connection, collection: str, dataset_id: str) -> _Slot:
-        """Stream the vectors into a preallocated matrix (no second full-size copy)."""
+    def _outgrown(self, slot: _Slot) -> bool:
+        """An exact matrix that grew past the threshold while loaded."""
+        files = self.ann_files
+        return (
+            slot.ann is None
+            and slot.index is not None
+            and files.enabled
+            and len(slot.index) >= files.threshold
+        )
+
+    def _load(self, conn: sqlite3.Connection, collection: str, dataset_id: str, head: int) -> _Slot:
+        """An approximate index file for a large pair, else the exact matrix (streamed into a
+        preallocated matrix, no second full-size copy)."""
+        files = self.ann_files
+        if files.enabled:
+            graph = files.open(conn, collection, dataset_id, head)
+            if graph is not None:
+                slot = self._with_delta(conn, collection, dataset_id, graph)
+                if not slot.delta_too_large():
+                    return slot
         where = "WHERE collection = ? AND dataset_id = ?"
         params = (collection, dataset_id)
         count = int(conn.execute(f"SELECT count(*) FROM vectors {where}", params).fetchone()[0])
         self.loads += 1
         if count == 0:
             return _Slot(None)
+        if files.enabled and count >= files.threshold:
+            built = files.build(conn, collection, dataset_id, head)
+            if built is not None:
+                return _Slot(None, built)
         cursor = conn.execute(f"SELECT node_id, dim, embedding FROM vectors {where}", params)
         index: VectorIndex | None = None
         while batch := cursor.fetchmany(_LOAD_BATCH):
@@ -135,6 +194,25 @@ class VectorCache:
                 )
             index.add(ids, matrix)
         return _Slot(index)
+
+    def _with_delta(
+        self, conn: sqlite3.Connection, collection: str, dataset_id: str, graph: ann.AnnIndex
+    ) -> _Slot:
+        """The slot of an index file plus the vectors upserted since its build."""
+        entries = conn.execute(
+            "SELECT node_id, op FROM vector_log WHERE seq > ? AND collection = ? "
+            "AND dataset_id = ? ORDER BY seq",
+            (graph.meta.seq, collection, dataset_id),
+        ).fetchall()
+        ops = {node_id: op for node_id, op in entries}
+        slot = _Slot(None, graph)
+        upserts = [node for node, op in ops.items() if op == "upsert"]
+        if upserts and not self._upsert(conn, (collection, dataset_id), slot, upserts):
+            raise StorageError(
+                f"Collection {collection!r} of dataset {dataset_id} mixes vector dimensions; "
+                "re-embed it."
+            )
+        return slot
 
     def _apply(
         self, conn: sqlite3.Connection, entries: list[tuple[int, str, str, str, str]]
