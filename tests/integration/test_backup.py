@@ -77,3 +77,17 @@ def test_check_reports_a_broken_invariant_and_fails(tmp_path: Path) -> None:
     checked = runner.invoke(app, ["check", "--data-dir", str(live)])
     assert checked.exit_code == 1
     assert "chunk node without an existing data record" in checked.output
+
+
+def test_restore_drops_the_replaced_databases_vector_index_files(tmp_path: Path) -> None:
+    """The ANN index files beside a database (``<db>.ann/``) describe that database: a restore
+    over it removes them, so the restored copy builds its own instead of reading stale ones."""
+    live, dest = tmp_path / "live", tmp_path / "b.sqlite3"
+    assert runner.invoke(app, ["remember", "Owls hunt.", "--data-dir", str(live)]).exit_code == 0
+    assert runner.invoke(app, ["backup", str(dest), "--data-dir", str(live)]).exit_code == 0
+    stale = live / "engramdb.sqlite3.ann"
+    stale.mkdir()
+    (stale / "old.meta").write_text("{}")
+    replaced = runner.invoke(app, ["restore", str(dest), "--overwrite", "--data-dir", str(live)])
+    assert replaced.exit_code == 0, replaced.output
+    assert not stale.exists()

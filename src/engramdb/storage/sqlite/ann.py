@@ -130,12 +130,17 @@ def log_head(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0])
 
 
+def index_dir(db_path: Path) -> Path:
+    """Where the index files of the database at ``db_path`` live: ``<db>.ann/`` beside it."""
+    return db_path.with_name(db_path.name + ".ann")
+
+
 class AnnFiles:
     """The index files of one database, in ``<db>.ann/``: ``<dataset>.<collection hash>.meta``
     and the ``<dataset>.<collection hash>.<seq>.<nonce>.usearch`` it names."""
 
     def __init__(self, db_path: Path, threshold: int) -> None:
-        self.dir = db_path.with_name(db_path.name + ".ann")
+        self.dir = index_dir(db_path)
         self.threshold = threshold
         #: How many indexes this object built (diagnostics for tests and benchmarks).
         self.builds = 0

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
 from engramdb.errors import ConfigurationError, EngramValidationError
+from engramdb.storage.sqlite.ann import index_dir
 from engramdb.storage.sqlite.database import damaged, translate_error
 from engramdb.storage.sqlite.schema import applied_versions
 
@@ -91,3 +93,5 @@ def restore_database(src: Path, path: Path, *, overwrite: bool = False) -> None:
     for suffix in ("-wal", "-shm"):  # the old file's log belongs to the replaced database
         with contextlib.suppress(FileNotFoundError):
             path.with_name(path.name + suffix).unlink()
+    # So do its vector index files: the restored database builds its own on first search.
+    shutil.rmtree(index_dir(path), ignore_errors=True)
