@@ -12,7 +12,6 @@ where ``asyncio.run`` would refuse.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -51,10 +50,6 @@ class LoopThread:
                 "use the async method instead"
             )
         return asyncio.run_coroutine_threadsafe(work, loop).result()
-
-    def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Start ``work`` on the loop without waiting; cancelling the future cancels it."""
-        return asyncio.run_coroutine_threadsafe(work, self._ensure())
 
     async def arun(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` on the loop and await its result from the caller's loop."""

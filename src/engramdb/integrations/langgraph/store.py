@@ -58,8 +58,7 @@ import concurrent.futures
 import dataclasses
 import hashlib
 import logging
-import threading
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -140,7 +139,6 @@ class EngramdbStore(BaseStore):
         "_prefix",
         "_resolved",
         "_sweeper",
-        "_sweeper_done",
         "_write_lock",
         "ttl_config",
     )
@@ -175,8 +173,7 @@ class EngramdbStore(BaseStore):
         #: Hashed dataset names -> their namespace (a pure function of the name, read once).
         self._namespaces: dict[str, tuple[str, ...]] = {}
         self._write_lock: asyncio.Lock | None = None
-        self._sweeper: concurrent.futures.Future[None] | None = None
-        self._sweeper_done = threading.Event()
+        self._sweeper: tuple[asyncio.Task[None], concurrent.futures.Future[None]] | None = None
         if self.ttl_config and self.ttl_config.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
 
@@ -213,23 +210,24 @@ class EngramdbStore(BaseStore):
             else (self.ttl_config or {}).get("sweep_interval_minutes"),
             "sweep_interval_minutes",
         )
-        if self._sweeper is not None and not self._sweeper.done():
-            return self._sweeper
+        if self._sweeper is not None and not self._sweeper[1].done():
+            return self._sweeper[1]
         if interval is None:
             idle: concurrent.futures.Future[None] = concurrent.futures.Future()
             idle.set_result(None)
             return idle
-        self._sweeper_done.clear()
-        self._sweeper = self._loop.submit(self._sweep_every(interval * 60.0))
-        return self._sweeper
+        task = self._loop.run(_spawn(self._sweep_every(interval * 60.0)))
+        ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+        task.add_done_callback(lambda _: ended.cancel())  # it ends only when cancelled
+        self._sweeper = (task, ended)
+        return ended
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the sweeper; whether it stopped within ``timeout`` seconds (True if none ran)."""
         sweeper, self._sweeper = self._sweeper, None
         if sweeper is None:
             return True
-        sweeper.cancel()
-        return self._sweeper_done.wait(timeout)
+        return self._loop.run(_cancel(sweeper[0], timeout))
 
     def close(self) -> None:
         """Stop the sweeper and the store's loop; close the engine when the store opened it
@@ -319,17 +317,14 @@ class EngramdbStore(BaseStore):
         return swept
 
     async def _sweep_every(self, seconds: float) -> None:
-        try:
-            while True:
-                await asyncio.sleep(seconds)
-                try:
-                    swept = await self._sweep()
-                except Exception:  # a failed sweep is retried at the next interval
-                    logger.exception("EngramdbStore TTL sweep failed")
-                else:
-                    logger.debug("EngramdbStore TTL sweep deleted %d item(s)", swept)
-        finally:
-            self._sweeper_done.set()
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                swept = await self._sweep()
+            except Exception:  # a failed sweep is retried at the next interval
+                logger.exception("EngramdbStore TTL sweep failed")
+            else:
+                logger.debug("EngramdbStore TTL sweep deleted %d item(s)", swept)
 
     async def _user(self) -> User:
         """The owner of the store's datasets (the database set up on first use)."""
@@ -469,10 +464,12 @@ class EngramdbStore(BaseStore):
             expiries = await reads.expiries(dataset.id)
             for record in await self._engine.store.list_data(dataset.id):
                 held = StoredItem.from_metadata(record.external_metadata)
-                if held is None or expiries.expired(held.key, reads.now):
+                if held is None:
                     continue
-                chunks += record.chunk_count
-                if matches_filter(held.value, op.filter):
+                chunks += record.chunk_count  # an expired item's chunks still rank in recall
+                if not expiries.expired(held.key, reads.now) and matches_filter(
+                    held.value, op.filter
+                ):
                     candidates.append((record, held))
         candidates.sort(key=lambda c: (c[1].updated_at, c[1].key), reverse=True)
         if not op.query or not candidates:
@@ -554,6 +551,18 @@ class EngramdbStore(BaseStore):
             if held is not None and not expiries.expired(held.key, reads.now):
                 return True
         return False
+
+
+async def _spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """``work`` as a task of the running loop (the store's)."""
+    return asyncio.create_task(work)
+
+
+async def _cancel(task: asyncio.Task[None], timeout: float | None) -> bool:
+    """Cancel ``task``; whether it ended within ``timeout`` seconds."""
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    return bool(done)
 
 
 class _ItemsSource(MemorySource):
