@@ -11,6 +11,7 @@ langgraph's own InMemoryStore tests check".
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -429,9 +430,7 @@ def test_long_and_unusual_namespaces_round_trip(ours: EngramdbStore) -> None:
     assert ours.get(long_ns, "k").value == {"v": 1}  # type: ignore[union-attr]
 
 
-def test_ttl_and_foreign_embedders_are_refused(ours: EngramdbStore) -> None:
-    with pytest.raises(NotImplementedError):
-        ours.put(("a",), "k", {"v": 1}, ttl=5)
+def test_foreign_embedders_and_bad_values_are_refused(ours: EngramdbStore) -> None:
     with pytest.raises(ValueError, match="embedder"):
         EngramdbStore(index={"dims": 8, "embed": _embed})  # type: ignore[typeddict-item]
     ours.put(("a",), "k", {"v": 1})
@@ -439,12 +438,140 @@ def test_ttl_and_foreign_embedders_are_refused(ours: EngramdbStore) -> None:
         ours.put(("a",), "k", {"v": object()})
     with pytest.raises(ValueError, match="bytes"):
         ours.put(("a",), "k", {"v": "x" * (MAX_VALUE_BYTES + 1)})
+    for bad_ttl in (-1, 0, float("nan"), "5"):
+        with pytest.raises(ValueError, match="ttl must be"):
+            ours.put(("a",), "k", {"v": 2}, ttl=bad_ttl)  # type: ignore[arg-type]
     assert ours.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
     ours.put(("a",), "big", {"v": "x" * (MAX_VALUE_BYTES - 20)})
     assert len(ours.get(("a",), "big").value["v"]) == MAX_VALUE_BYTES - 20  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="unknown key"):
+        EngramdbStore(ttl_config={"default": 5})  # type: ignore[typeddict-unknown-key]
+    with pytest.raises(ValueError, match="default_ttl"):
+        EngramdbStore(ttl_config={"default_ttl": -5})
 
 
 async def test_sync_calls_work_inside_a_running_loop(ours: EngramdbStore) -> None:
     """A sync LangGraph node may run while an event loop runs in the same thread."""
     ours.put(("a",), "k", {"v": 1})
     assert ours.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
+
+
+# --- TTL ----------------------------------------------------------------------------------------
+# The installed InMemoryStore has no TTL (``supports_ttl`` is False: ``put(ttl=...)`` raises), so
+# these cases pin the semantics LangGraph's own docstrings give (``PutOp.ttl``, ``TTLConfig``)
+# on EngramdbStore alone, with real short TTLs (fractions of a minute) and real sleeps.
+
+TTL_SECONDS = 3.0
+TTL = TTL_SECONDS / 60  # minutes, as LangGraph counts them
+
+
+@pytest.fixture
+def ttl_store() -> Iterator[Any]:
+    """A factory of EngramdbStores with a given ``ttl_config``, each on its own prefix."""
+    made: list[EngramdbStore] = []
+
+    def make(ttl_config: dict[str, Any] | None = None) -> EngramdbStore:
+        made.append(EngramdbStore(ttl_config=ttl_config, dataset_prefix=f"ttl{len(made)}"))  # type: ignore[arg-type]
+        return made[-1]
+
+    yield make
+    for store in made:
+        store.close()
+
+
+async def _stored_keys() -> list[str]:
+    """The items physically held (expired or not), as another engine on the same storage sees
+    them: what a sweep has not deleted yet."""
+    from engramdb.engine import Engine
+
+    keys: list[str] = []
+    async with Engine() as probe:
+        for dataset in await probe.list_datasets():
+            for data in await probe.datasets.list_data(dataset.id):
+                keys.append(data.external_metadata["langgraph_store"]["key"])
+    return sorted(keys)
+
+
+async def test_an_expired_item_is_invisible_before_any_sweep(ttl_store: Any) -> None:
+    """PutOp.ttl: "the item will expire this many minutes after it was last accessed";
+    TTLConfig.omit_expired: expired items "will not be returned by GET or SEARCH, or included
+    in namespace listings, even before a TTL sweep deletes them"."""
+    store = ttl_store({"default_ttl": TTL})
+    await store.abatch(
+        [
+            PutOp(("gone",), "e", {"text": "ephemeral note"}, ttl=TTL),
+            PutOp(("mixed",), "e", {"text": "ephemeral note"}, ttl=TTL),
+            PutOp(("mixed",), "c", {"text": "lasting note"}),
+            PutOp(("kept",), "c", {"text": "lasting note"}),
+        ]
+    )
+    assert (await store.aget(("gone",), "e", refresh_ttl=False)) is not None
+    assert len(await store.asearch((), refresh_ttl=False)) == 4
+    await asyncio.sleep(TTL_SECONDS + 0.3)
+    assert await store.aget(("gone",), "e") is None  # a refreshing read does not resurrect it
+    assert await store.asearch(("gone",)) == []
+    assert await store.asearch(("gone",), query="ephemeral note") == []
+    found = await store.asearch((), query="note")
+    assert sorted((r.namespace, r.key) for r in found) == [(("kept",), "c"), (("mixed",), "c")]
+    assert await store.alist_namespaces() == [("kept",), ("mixed",)]
+    assert await _stored_keys() == ["c", "c", "e", "e"]  # hidden, not yet deleted
+    assert await store.asweep_ttl() == 2
+    assert await _stored_keys() == ["c", "c"]
+    assert await store.alist_namespaces() == [("kept",), ("mixed",)]  # the emptied one is gone
+    assert await store.asweep_ttl() == 0
+
+
+def test_reads_refresh_the_ttl_unless_told_not_to(ttl_store: Any) -> None:
+    """TTLConfig.refresh_on_read: "TTLs will be refreshed on read operations (get/search) by
+    default. This can be overridden per-operation by explicitly setting refresh_ttl"."""
+    store = ttl_store()  # refresh_on_read defaults to True
+    lazy = ttl_store({"refresh_on_read": False})
+    store.batch([PutOp(("n",), k, {"k": k}, ttl=TTL) for k in ("got", "searched", "peeked")])
+    lazy.batch([PutOp(("n",), k, {"k": k}, ttl=TTL) for k in ("got", "forced")])
+    time.sleep(TTL_SECONDS * 0.6)
+    assert store.get(("n",), "got") is not None
+    assert [r.key for r in store.search(("n",), filter={"k": "searched"})] == ["searched"]
+    assert store.get(("n",), "peeked", refresh_ttl=False) is not None
+    assert lazy.get(("n",), "got") is not None
+    assert lazy.get(("n",), "forced", refresh_ttl=True) is not None
+    time.sleep(TTL_SECONDS * 0.6)  # past the first expiry: only the refreshed items are left
+    assert sorted(r.key for r in store.search(("n",), refresh_ttl=False)) == ["got", "searched"]
+    assert [r.key for r in lazy.search(("n",))] == ["forced"]
+
+
+def test_ttl_none_keeps_an_item_and_a_put_sets_the_ttl_afresh(ttl_store: Any) -> None:
+    """TTLConfig.default_ttl: "new items will expire after this many minutes"; PutOp.ttl:
+    "Defaults to None (no expiration)"."""
+    store = ttl_store({"default_ttl": TTL})
+    store.put(("n",), "default", {"v": 1})  # no ttl given: the store's default
+    store.put(("n",), "forever", {"v": 1}, ttl=None)
+    store.put(("n",), "reset", {"v": 1})
+    store.put(("n",), "reset", {"v": 2}, ttl=None)  # the new put's TTL replaces the old one
+    first = store.get(("n",), "default", refresh_ttl=False)
+    assert first is not None
+    time.sleep(TTL_SECONDS + 0.3)
+    assert store.get(("n",), "default") is None
+    assert store.get(("n",), "forever").value == {"v": 1}  # type: ignore[union-attr]
+    assert store.get(("n",), "reset").value == {"v": 2}  # type: ignore[union-attr]
+    store.put(("n",), "default", {"v": 3}, ttl=None)  # a new item: the expired one was gone
+    again = store.get(("n",), "default")
+    assert again is not None and again.created_at > first.created_at
+    assert store.sweep_ttl() == 0  # nothing expired is left: the new put has no TTL
+    assert sorted(store.list_namespaces()) == [("n",)]
+
+
+def test_the_sweeper_deletes_expired_items(ttl_store: Any) -> None:
+    """TTLConfig.sweep_interval_minutes: "the store will periodically delete expired items"."""
+    store = ttl_store({"default_ttl": TTL, "sweep_interval_minutes": 0.5 / 60})
+    store.put(("n",), "k", {"v": 1})
+    store.put(("other",), "k", {"v": 1}, ttl=None)
+    assert asyncio.run(_stored_keys()) == ["k", "k"]
+    time.sleep(TTL_SECONDS + 1.5)
+    assert asyncio.run(_stored_keys()) == ["k"]  # deleted, not merely hidden
+    assert store.list_namespaces() == [("other",)]
+    assert store.stop_ttl_sweeper(timeout=5) is True
+    manual = ttl_store()
+    assert manual.start_ttl_sweeper().done()  # nothing configured: nothing to run
+    running = manual.start_ttl_sweeper(0.5 / 60)
+    assert not running.done() and manual.start_ttl_sweeper() is running
+    assert manual.stop_ttl_sweeper(timeout=5) is True and running.cancelled()

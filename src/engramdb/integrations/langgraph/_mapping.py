@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from langgraph.store.base import IndexConfig, MatchCondition
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from engramdb.errors import EngramValidationError
@@ -35,9 +36,11 @@ __all__ = [
     "StoredItem",
     "dataset_name",
     "decode_dataset_name",
+    "index_fields",
     "index_texts",
     "item_data_id",
     "matches_filter",
+    "matches_namespace",
 ]
 
 #: The key of ``external_metadata`` that holds a store item.
@@ -187,6 +190,30 @@ def index_texts(value: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
     return texts
 
 
+_DEFAULT_FIELDS = ("$",)
+_ALLOWED_INDEX_KEYS = frozenset({"fields", "dims"})
+
+
+def index_fields(index: IndexConfig | None) -> tuple[str, ...]:
+    """The value fields a store embeds, from its ``index`` config (checked)."""
+    if index is None:
+        return _DEFAULT_FIELDS
+    unknown = sorted(set(index) - _ALLOWED_INDEX_KEYS)
+    if unknown:
+        raise EngramValidationError(
+            f"EngramdbStore index config: {', '.join(map(repr, unknown))} not supported; items "
+            "are embedded by the engine's embedder (configure it with EMBEDDING_* settings), so "
+            "pass only index={'fields': [...]}"
+        )
+    fields = index.get("fields") or list(_DEFAULT_FIELDS)
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise EngramValidationError(
+            f"index fields must be a list of field paths such as ['text', 'meta.title'], "
+            f"got {fields!r}"
+        )
+    return tuple(fields)
+
+
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
@@ -251,3 +278,14 @@ def _compare(actual: Any, operator: str, operand: Any) -> bool:
     if operator == "$lt":
         return left < right
     return left <= right
+
+
+def matches_namespace(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    """Whether a namespace passes a ``list_namespaces`` prefix or suffix (``*``: any label)."""
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    part = namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
+    if not path:
+        return True
+    return all(want in ("*", got) for got, want in zip(part, path, strict=True))

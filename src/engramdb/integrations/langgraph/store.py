@@ -33,8 +33,17 @@ Semantics (those of LangGraph's ``InMemoryStore``, with the differences noted):
   one, as in LangGraph's stores.
 * ``list_namespaces(prefix=, suffix=, max_depth=, limit=100, offset=0)`` with ``"*"`` wildcards,
   sorted; a namespace whose last item was deleted is gone (its dataset is forgotten).
-* TTL is not supported (``supports_ttl`` is False): ``put(..., ttl=...)`` raises, as LangGraph
-  does for stores without TTL.
+* TTL (``supports_ttl`` is True): ``put(..., ttl=minutes)`` makes an item expire that many
+  minutes after it was last written or read; ``ttl=None`` keeps it until deleted, unless
+  ``ttl_config={"default_ttl": ...}`` gives items put without a ``ttl`` one. ``get`` and
+  ``search`` extend the expiry of what they return to now + its TTL unless
+  ``refresh_ttl=False`` (default: ``ttl_config["refresh_on_read"]``, True). An expired item is
+  never returned by ``get``/``search`` nor keeps its namespace listed, whether or not it was
+  swept yet (LangGraph's ``omit_expired``, always on). :meth:`EngramdbStore.sweep_ttl` deletes
+  the expired items; ``ttl_config["sweep_interval_minutes"]`` runs it periodically from the
+  store's loop (:meth:`~EngramdbStore.start_ttl_sweeper`, :meth:`~EngramdbStore.stop_ttl_sweeper`).
+  Expiries are kept apart from the documents, so a refresh never re-embeds (see
+  :mod:`engramdb.integrations.langgraph._ttl`).
 
 All calls of one store run on one background event loop (see
 :class:`engramdb.integrations._loop.LoopThread`), so the sync methods work from sync nodes,
@@ -45,10 +54,11 @@ opened itself).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import hashlib
-from collections.abc import Iterable
-from datetime import UTC, datetime
+import logging
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -59,12 +69,12 @@ from langgraph.store.base import (
     IndexConfig,
     Item,
     ListNamespacesOp,
-    MatchCondition,
     Op,
     PutOp,
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 
 from engramdb.engine import Engine
@@ -77,10 +87,20 @@ from engramdb.integrations.langgraph._mapping import (
     StoredItem,
     dataset_name,
     decode_dataset_name,
+    index_fields,
     index_texts,
     is_store_dataset,
     item_data_id,
     matches_filter,
+    matches_namespace,
+)
+from engramdb.integrations.langgraph._ttl import (
+    STATE_KEY,
+    Expiries,
+    ReadBatch,
+    check_ttl,
+    check_ttl_config,
+    utcnow,
 )
 from engramdb.migration.base import ImportedRecord, MemorySource
 from engramdb.models.records import DataRecord, Dataset, User
@@ -89,8 +109,7 @@ from engramdb.validation import MAX_TOP_K
 
 __all__ = ["EngramdbStore"]
 
-_DEFAULT_FIELDS = ("$",)
-_ALLOWED_INDEX_KEYS = frozenset({"fields", "dims"})
+logger = logging.getLogger(__name__)
 
 
 class EngramdbStore(BaseStore):
@@ -103,10 +122,12 @@ class EngramdbStore(BaseStore):
     (``dims`` is accepted and ignored: the engine's embedder decides it; ``embed`` is refused,
     for the same reason). ``user``: the
     engramdb user owning the datasets (default user otherwise). ``dataset_prefix``: the first
-    part of every dataset name this store writes.
+    part of every dataset name this store writes. ``ttl_config``: LangGraph's ``TTLConfig``
+    (``default_ttl`` minutes, ``refresh_on_read``, ``sweep_interval_minutes``: when set, the
+    sweeper starts now and stops in :meth:`close`).
     """
 
-    supports_ttl: bool = False
+    supports_ttl: bool = True
 
     __slots__ = (
         "_engine",
@@ -117,7 +138,9 @@ class EngramdbStore(BaseStore):
         "_owns_engine",
         "_prefix",
         "_resolved",
+        "_sweeper",
         "_write_lock",
+        "ttl_config",
     )
 
     def __init__(
@@ -128,12 +151,14 @@ class EngramdbStore(BaseStore):
         index: IndexConfig | None = None,
         user: User | None = None,
         dataset_prefix: str = "lgstore",
+        ttl_config: TTLConfig | None = None,
     ) -> None:
         if engine is not None and data_dir is not None:
             raise EngramValidationError(
                 "pass either engine= or data_dir= to EngramdbStore, not both"
             )
-        self._fields = _index_fields(index)
+        self._fields = index_fields(index)
+        self.ttl_config = check_ttl_config(ttl_config)
         if not dataset_prefix.isidentifier():
             raise EngramValidationError(
                 f"dataset_prefix {dataset_prefix!r} must be letters, digits and '_' "
@@ -148,6 +173,9 @@ class EngramdbStore(BaseStore):
         #: Hashed dataset names -> their namespace (a pure function of the name, read once).
         self._namespaces: dict[str, tuple[str, ...]] = {}
         self._write_lock: asyncio.Lock | None = None
+        self._sweeper: tuple[asyncio.Task[None], concurrent.futures.Future[None]] | None = None
+        if self.ttl_config and self.ttl_config.get("sweep_interval_minutes"):
+            self.start_ttl_sweeper()
 
     @property
     def engine(self) -> Engine:
@@ -162,8 +190,49 @@ class EngramdbStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await self._loop.arun(self._batch(list(ops)))
 
+    def sweep_ttl(self) -> int:
+        """Delete the expired items now (through the normal delete path); how many."""
+        return self._loop.run(self._sweep())
+
+    async def asweep_ttl(self) -> int:
+        """Async :meth:`sweep_ttl`."""
+        return await self._loop.arun(self._sweep())
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep every ``sweep_interval_minutes`` (default: ``ttl_config``'s) on the store's loop
+        until :meth:`stop_ttl_sweeper` or :meth:`close`. Returns the sweeper's future (already
+        done when no interval is configured); a sweeper already running is returned as is."""
+        interval = check_ttl(
+            sweep_interval_minutes
+            if sweep_interval_minutes is not None
+            else (self.ttl_config or {}).get("sweep_interval_minutes"),
+            "sweep_interval_minutes",
+        )
+        if self._sweeper is not None and not self._sweeper[1].done():
+            return self._sweeper[1]
+        if interval is None:
+            idle: concurrent.futures.Future[None] = concurrent.futures.Future()
+            idle.set_result(None)
+            return idle
+        task = self._loop.run(_spawn(self._sweep_every(interval * 60.0)))
+        ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+        task.add_done_callback(lambda _: ended.cancel())  # it ends only when cancelled
+        self._sweeper = (task, ended)
+        return ended
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper; whether it stopped within ``timeout`` seconds (True if none ran)."""
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is None:
+            return True
+        return self._loop.run(_cancel(sweeper[0], timeout))
+
     def close(self) -> None:
-        """Stop the store's loop; close the engine when the store opened it (idempotent)."""
+        """Stop the sweeper and the store's loop; close the engine when the store opened it
+        (idempotent)."""
+        self.stop_ttl_sweeper(timeout=10)
         if self._owns_engine and not self._engine.closed:
             self._loop.run(self._engine.close())
         self._loop.stop()
@@ -180,30 +249,82 @@ class EngramdbStore(BaseStore):
         owner = await self._user()
         results: list[Result] = [None] * len(ops)
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        reads = ReadBatch(utcnow(), self._expiries)
         # Reads see the store as it was before the batch's writes (as InMemoryStore's do).
         for i, op in enumerate(ops):
             if isinstance(op, GetOp):
-                results[i] = await self._get(owner, op)
+                results[i] = await self._get(owner, op, reads)
             elif isinstance(op, SearchOp):
-                results[i] = await self._search(owner, op)
+                results[i] = await self._search(owner, op, reads)
             elif isinstance(op, ListNamespacesOp):
-                results[i] = await self._list_namespaces(owner, op)
+                results[i] = await self._list_namespaces(owner, op, reads)
             elif isinstance(op, PutOp):
-                if op.ttl is not None:
-                    raise NotImplementedError("EngramdbStore does not support TTL; omit ttl")
+                check_ttl(op.ttl)
                 puts[(op.namespace, op.key)] = op  # the last put of a key wins
             else:
                 raise ValueError(f"unknown store operation {type(op).__name__}")
+        if reads.refresh:  # before the puts: a put of a read key sets its TTL afresh
+            async with self._lock():
+                await self._refresh(owner, reads.refresh)
         by_namespace: dict[tuple[str, ...], list[PutOp]] = {}
         for (namespace, _), op in puts.items():
             by_namespace.setdefault(namespace, []).append(op)
         if by_namespace:
-            if self._write_lock is None:  # made on the store's loop, where it is used
-                self._write_lock = asyncio.Lock()
-            async with self._write_lock:  # concurrent puts of one key: the last one wins whole
+            async with self._lock():  # concurrent puts of one key: the last one wins whole
                 for namespace, namespace_puts in by_namespace.items():
                     await self._write(owner, namespace, namespace_puts)
         return results
+
+    def _lock(self) -> asyncio.Lock:
+        """The lock every write of this store holds (made on the store's loop, its user)."""
+        if self._write_lock is None:
+            self._write_lock = asyncio.Lock()
+        return self._write_lock
+
+    async def _expiries(self, dataset_id: UUID) -> Expiries:
+        return Expiries.from_json(await self._engine.store.get_improve_state(dataset_id, STATE_KEY))
+
+    async def _save_expiries(self, dataset_id: UUID, expiries: Expiries) -> None:
+        await self._engine.store.set_improve_state(dataset_id, STATE_KEY, expiries.to_json())
+
+    async def _refresh(self, owner: User, keys: dict[tuple[str, ...], set[str]]) -> None:
+        """Extend the expiry of the items read (those with a TTL, not expired meanwhile)."""
+        now = utcnow()
+        for namespace, namespace_keys in keys.items():
+            dataset = await self._engine.store.find_dataset(
+                owner.id, dataset_name(self._prefix, namespace)
+            )
+            if dataset is None:
+                continue
+            expiries = await self._expiries(dataset.id)
+            changed = [expiries.refresh(key, now) for key in sorted(namespace_keys)]
+            if any(changed):
+                await self._save_expiries(dataset.id, expiries)
+
+    async def _sweep(self) -> int:
+        """Delete every expired item, each through :meth:`_write` like a ``delete``."""
+        owner = await self._user()
+        swept = 0
+        async with self._lock():
+            now = utcnow()
+            for dataset, namespace in await self._datasets(owner):
+                expired = (await self._expiries(dataset.id)).expired_keys(now)
+                if not expired:
+                    continue
+                present = [k for k in expired if await self._record(owner, namespace, k)]
+                await self._write(owner, namespace, [PutOp(namespace, k, None) for k in expired])
+                swept += len(present)
+        return swept
+
+    async def _sweep_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                swept = await self._sweep()
+            except Exception:  # a failed sweep is retried at the next interval
+                logger.exception("EngramdbStore TTL sweep failed")
+            else:
+                logger.debug("EngramdbStore TTL sweep deleted %d item(s)", swept)
 
     async def _user(self) -> User:
         """The owner of the store's datasets (the database set up on first use)."""
@@ -223,23 +344,35 @@ class EngramdbStore(BaseStore):
             return None
         return record
 
-    async def _get(self, owner: User, op: GetOp) -> Item | None:
+    async def _get(self, owner: User, op: GetOp, reads: ReadBatch) -> Item | None:
         record = await self._record(owner, op.namespace, op.key)
         held = None if record is None else StoredItem.from_metadata(record.external_metadata)
-        return None if held is None else _item(held)
+        if record is None or held is None:
+            return None
+        if (await reads.expiries(record.dataset_id)).expired(op.key, reads.now):
+            return None
+        if op.refresh_ttl:
+            reads.refresh.setdefault(op.namespace, set()).add(op.key)
+        item: Item = _item(held)
+        return item
 
     async def _write(self, owner: User, namespace: tuple[str, ...], ops: list[PutOp]) -> None:
         """Replace (or delete) items of one namespace. Every value is checked before anything is
         written; the replaced items are forgotten, then the new ones remembered in one call."""
         name = dataset_name(self._prefix, namespace)
-        now = datetime.now(UTC)
+        now = utcnow()
         records: list[ImportedRecord] = []
         replaced: list[UUID] = []
+        expiries: Expiries | None = None
         for op in ops:
             old = await self._record(owner, namespace, op.key)
             before = None if old is None else StoredItem.from_metadata(old.external_metadata)
             if old is not None:
                 replaced.append(old.id)
+                if expiries is None:
+                    expiries = await self._expiries(old.dataset_id)
+                if expiries.expired(op.key, now):
+                    before = None  # an expired item is gone: its successor is a new item
             if op.value is None:
                 continue
             fields = self._fields if op.index is None else (op.index or ())
@@ -276,6 +409,18 @@ class EngramdbStore(BaseStore):
             )
         elif replaced:
             await self._drop_if_empty(owner, name)
+        await self._set_expiries(owner, name, ops)
+
+    async def _set_expiries(self, owner: User, name: str, ops: list[PutOp]) -> None:
+        """Record the TTL of each item just written (from now: the write has finished)."""
+        dataset = await self._engine.store.find_dataset(owner.id, name)
+        if dataset is None:  # its last item was deleted: the expiries went with it
+            return
+        expiries = await self._expiries(dataset.id)
+        now = utcnow()
+        changed = [expiries.set(op.key, None if op.value is None else op.ttl, now) for op in ops]
+        if any(changed):
+            await self._save_expiries(dataset.id, expiries)
 
     async def _drop_if_empty(self, owner: User, name: str) -> None:
         dataset = await self._engine.store.find_dataset(owner.id, name)
@@ -307,7 +452,7 @@ class EngramdbStore(BaseStore):
                     break
         return known
 
-    async def _search(self, owner: User, op: SearchOp) -> list[SearchItem]:
+    async def _search(self, owner: User, op: SearchOp, reads: ReadBatch) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         candidates: list[tuple[DataRecord, StoredItem]] = []
         chunks = 0
@@ -316,16 +461,20 @@ class EngramdbStore(BaseStore):
             if namespace[: len(prefix)] != prefix:
                 continue
             scope.append(dataset.id)
+            expiries = await reads.expiries(dataset.id)
             for record in await self._engine.store.list_data(dataset.id):
                 held = StoredItem.from_metadata(record.external_metadata)
                 if held is None:
                     continue
-                chunks += record.chunk_count
-                if matches_filter(held.value, op.filter):
+                chunks += record.chunk_count  # an expired item's chunks still rank in recall
+                if not expiries.expired(held.key, reads.now) and matches_filter(
+                    held.value, op.filter
+                ):
                     candidates.append((record, held))
         candidates.sort(key=lambda c: (c[1].updated_at, c[1].key), reverse=True)
         if not op.query or not candidates:
-            return [_item(h, SearchItem) for _, h in candidates[op.offset : op.offset + op.limit]]
+            found = [_item(h, SearchItem) for _, h in candidates[op.offset : op.offset + op.limit]]
+            return reads.returned(op, found)
         scores = await self._ranked(owner, op, scope, chunks, candidates)
         # Items stored with index=False hold a placeholder text: never ranked by it.
         scored = [(scores.get(r.id), h) for r, h in candidates if h.indexed and r.id in scores]
@@ -334,7 +483,7 @@ class EngramdbStore(BaseStore):
         )
         ranked.extend((None, h) for r, h in candidates if not (h.indexed and r.id in scores))
         page = ranked[op.offset : op.offset + op.limit]
-        return [_item(held, SearchItem, score=score) for score, held in page]
+        return reads.returned(op, [_item(held, SearchItem, score=score) for score, held in page])
 
     async def _ranked(
         self,
@@ -380,13 +529,40 @@ class EngramdbStore(BaseStore):
             best[key] = max(best.get(key, -1.0), 1.0 - float(distance))
         return best
 
-    async def _list_namespaces(self, owner: User, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        namespaces = [ns for _, ns in await self._datasets(owner)]
+    async def _list_namespaces(
+        self, owner: User, op: ListNamespacesOp, reads: ReadBatch
+    ) -> list[tuple[str, ...]]:
+        namespaces = [
+            ns for dataset, ns in await self._datasets(owner) if await self._live(dataset, reads)
+        ]
         for condition in op.match_conditions or ():
-            namespaces = [ns for ns in namespaces if _matches(condition, ns)]
+            namespaces = [ns for ns in namespaces if matches_namespace(condition, ns)]
         if op.max_depth is not None:
             namespaces = list({ns[: op.max_depth] for ns in namespaces})
         return sorted(set(namespaces))[op.offset : op.offset + op.limit]
+
+    async def _live(self, dataset: Dataset, reads: ReadBatch) -> bool:
+        """Whether a namespace's dataset holds an item that has not expired."""
+        expiries = await reads.expiries(dataset.id)
+        if not expiries.expired_keys(reads.now):
+            return True  # one row read; its items are listed only when some have expired
+        for record in await self._engine.store.list_data(dataset.id):
+            held = StoredItem.from_metadata(record.external_metadata)
+            if held is not None and not expiries.expired(held.key, reads.now):
+                return True
+        return False
+
+
+async def _spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """``work`` as a task of the running loop (the store's)."""
+    return asyncio.create_task(work)
+
+
+async def _cancel(task: asyncio.Task[None], timeout: float | None) -> bool:
+    """Cancel ``task``; whether it ended within ``timeout`` seconds."""
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    return bool(done)
 
 
 class _ItemsSource(MemorySource):
@@ -428,25 +604,6 @@ class _ItemsSource(MemorySource):
         return docs
 
 
-def _index_fields(index: IndexConfig | None) -> tuple[str, ...]:
-    if index is None:
-        return _DEFAULT_FIELDS
-    unknown = sorted(set(index) - _ALLOWED_INDEX_KEYS)
-    if unknown:
-        raise EngramValidationError(
-            f"EngramdbStore index config: {', '.join(map(repr, unknown))} not supported; items "
-            "are embedded by the engine's embedder (configure it with EMBEDDING_* settings), so "
-            "pass only index={'fields': [...]}"
-        )
-    fields = index.get("fields") or list(_DEFAULT_FIELDS)
-    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
-        raise EngramValidationError(
-            f"index fields must be a list of field paths such as ['text', 'meta.title'], "
-            f"got {fields!r}"
-        )
-    return tuple(fields)
-
-
 def _item(held: StoredItem, cls: type[Item] = Item, *, score: float | None = None) -> Any:
     if cls is SearchItem:
         return SearchItem(
@@ -464,13 +621,3 @@ def _item(held: StoredItem, cls: type[Item] = Item, *, score: float | None = Non
         created_at=held.created_at,
         updated_at=held.updated_at,
     )
-
-
-def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
-    path = tuple(condition.path)
-    if len(namespace) < len(path):
-        return False
-    part = namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
-    if not path:
-        return True
-    return all(want in ("*", got) for got, want in zip(part, path, strict=True))
