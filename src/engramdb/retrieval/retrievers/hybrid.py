@@ -58,6 +58,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, EvidenceItem, complete
 from engramdb.retrieval.dates import DateInterval, dates_from_metadata
+from engramdb.retrieval.graph_rank import DEFAULT_WALK, GraphWalk, walk_chunks
 from engramdb.retrieval.passages import (
     STOPWORDS,
     WORD,
@@ -123,6 +124,12 @@ class HybridConfig:
     entity_weight: float = 0.5
     #: An entity contained in more chunks than this is too generic to point at any of them.
     entity_max_chunks: int = 6
+    #: Weight of the graph lane: chunks ranked by personalized PageRank from the question's
+    #: entities and the best fused chunks over the entity–chunk graph (0 turns it off; see
+    #: :mod:`engramdb.retrieval.graph_rank`). It brings a multi-hop question's second-hop
+    #: paragraph, which shares few words with the question, into the pool.
+    graph_weight: float = 1.0
+    walk: GraphWalk = DEFAULT_WALK
     #: How many of the best fused chunks are split into passages (at least ``top_k``).
     expand_chunks: int = 30
     #: Passage relevance = lexical * passage_lexical + chunk prior * chunk_prior
@@ -252,6 +259,11 @@ async def gather_candidates(
         add_lane(_summary_chunks(summary_nodes), config.summary_weight)
     entity_chunks, facts = await _entity_lane(ctx, entities, query, config)
     add_lane(entity_chunks, config.entity_weight)
+    if config.graph_weight > 0 and fused:
+        seeds = sorted(fused.items(), key=lambda kv: -kv[1])
+        similarity = {h.node_id: 1.0 - h.score for h in entities}
+        walked = await walk_chunks(store, query, seeds, similarity, config.walk)
+        add_lane([chunk_id for chunk_id, _ in walked], config.graph_weight)
 
     ranked = sorted(fused.items(), key=lambda kv: -kv[1])
     read = config.expand_chunks if node_filter is None else node_filter.widen(config.expand_chunks)
