@@ -128,13 +128,11 @@ class SystemResult:
         if not self.positions:
             return math.nan
         limit = words + self.extra_words
-        return sum(1 for p in self.positions if p is not None and p <= limit) / len(
-            self.positions
-        )
+        return sum(1 for p in self.positions if p is not None and p <= limit) / len(self.positions)
 
 
 def bridge_kind(q: Question, corpus: Sequence[str], bm25: BM25) -> str:
-    """"direct" when the best BM25-ranked paragraph holding the answer shares a capitalised
+    """ "direct" when the best BM25-ranked paragraph holding the answer shares a capitalised
     name with the question, "bridge" when it does not (a second hop), "-" when none holds it."""
     pattern = q.pattern()
     for i in bm25.search(q.text, len(corpus)):
@@ -312,7 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 row.append(pos if pos is not None else "miss")
             hop_rows.append(row)
         print("\nPer question: word position of the answer in each context (budget 300 + extra)")
-        print(format_table(["question", "answer", "hop", *[SHORT[s.key] for s in systems]], hop_rows))
+        print(
+            format_table(["question", "answer", "hop", *[SHORT[s.key] for s in systems]], hop_rows)
+        )
     by_kind = []
     for kind in ("direct", "bridge", "-"):
         idx = [i for i, k in enumerate(kinds) if k == kind]

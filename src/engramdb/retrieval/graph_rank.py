@@ -28,21 +28,30 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from uuid import UUID
 
-from engramdb.models.records import NodeType
+from engramdb.models.records import Node, NodeType
 from engramdb.storage.base import Store
 
 __all__ = [
     "DEFAULT_WALK",
     "GraphWalk",
+    "bridge_second",
     "name_in_question",
     "personalized_pagerank",
     "walk_chunks",
 ]
 
 K = TypeVar("K", bound=Hashable)
+
+
+class _HasChunk(Protocol):
+    @property
+    def chunk(self) -> Node: ...
+
+
+P = TypeVar("P", bound=_HasChunk)
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -61,7 +70,7 @@ class GraphWalk:
     restart: float = 0.4
     iterations: int = 4
     #: Share of the teleport mass on question entities (the rest on seed chunks).
-    entity_share: float = 0.5
+    entity_share: float = 0.8
     #: Entity vector hits below this similarity are not seeds.
     min_similarity: float = 0.55
     #: Chunks returned.
@@ -158,7 +167,7 @@ async def walk_chunks(
     hit_ids = [e for e, s in entity_hits.items() if s >= walk.min_similarity]
     candidates = list(dict.fromkeys([*entity_ids, *hit_ids]))
     if not candidates:
-        return [(c, s) for c, s in seeds]
+        return []
     nodes = await store.get_nodes(candidates, provenance=False)
     entities = {n.id: n for n in nodes if n.type == NodeType.ENTITY}
     back = await store.incident_edges(
@@ -191,15 +200,38 @@ async def walk_chunks(
         if entity_id not in graph:
             continue
         weight = max(name_in_question(node.name, question), entity_hits.get(entity_id, 0.0))
-        if entity_id in entity_hits or weight >= 0.7:
+        if weight > 0 and (entity_id in entity_hits or weight >= 0.7):
             named[entity_id] = weight
     if named:
         total = sum(named.values())
         for entity_id, weight in named.items():
             teleport[entity_id] = teleport.get(entity_id, 0.0) + walk.entity_share * weight / total
-    rank = personalized_pagerank(
-        graph, teleport, restart=walk.restart, iterations=walk.iterations
-    )
-    scored = [(node_id, mass) for node_id, mass in rank.items() if node_id not in entities]
+    rank = personalized_pagerank(graph, teleport, restart=walk.restart, iterations=walk.iterations)
+    # What a chunk received over the graph, its own teleport share taken out: a seed that only
+    # matched the question's words receives little, the chunks of the question's entities and
+    # the chunks those link to receive the most.
+    scored = [
+        (node_id, mass - walk.restart * teleport.get(node_id, 0.0))
+        for node_id, mass in rank.items()
+        if node_id not in entities
+    ]
+    scored = [kv for kv in scored if kv[1] > 1e-12]
     scored.sort(key=lambda kv: -kv[1])
     return scored[: walk.limit]
+
+
+def bridge_second(passages: Sequence[P], walked: Sequence[UUID]) -> list[P]:
+    """``passages`` (best first) with the best passage of the walk's best chunk other than the
+    first passage's moved to second place: a multi-hop question's bridge paragraph right after
+    the paragraph naming the question's entity. Unchanged without such a chunk, or when it is
+    second already. (HotpotQA-50, HYBRID @300: 0.898 -> 0.918 with, see bench/hotpotqa.py.)"""
+    out = list(passages)
+    if len(out) < 3 or not walked:
+        return out
+    first = out[0].chunk.id
+    bridge = next((c for c in walked if c != first), None)
+    index = next((i for i, p in enumerate(out) if p.chunk.id == bridge), None)
+    if index is None or index <= 1:
+        return out
+    out.insert(1, out.pop(index))
+    return out

@@ -47,7 +47,7 @@ from engramdb.retrieval.context import (
     graph_context,
     supporting_chunk_ids,
 )
-from engramdb.retrieval.graph_rank import walk_chunks
+from engramdb.retrieval.graph_rank import bridge_second, walk_chunks
 from engramdb.retrieval.passages import PassageScoring, make_passages, score_passages
 from engramdb.retrieval.retrievers.graph import (
     GraphView,
@@ -174,7 +174,7 @@ class GraphCompletionRetriever(Retriever):
             await walk_view(search, view, opts.query)
             shown = await search.chunk_nodes(view, passage_order(view, sources, opts.top_k))
             ordered = list(shown.values())
-            passages = ranked_passages(view, ordered, opts)
+            passages = bridge_second(ranked_passages(view, ordered, opts), view.walked)
             if self.summaries:  # the chunks' summaries, in the same (importance-aware) ranking
                 ranked = {p.chunk.id: p.chunk for p in passages}
                 passages = await _summaries(search, view, list(ranked.values()))

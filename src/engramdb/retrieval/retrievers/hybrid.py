@@ -58,7 +58,7 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, EvidenceItem, complete
 from engramdb.retrieval.dates import DateInterval, dates_from_metadata
-from engramdb.retrieval.graph_rank import DEFAULT_WALK, GraphWalk, walk_chunks
+from engramdb.retrieval.graph_rank import DEFAULT_WALK, GraphWalk, bridge_second, walk_chunks
 from engramdb.retrieval.passages import (
     STOPWORDS,
     WORD,
@@ -128,17 +128,19 @@ class HybridConfig:
     #: entities and the best fused chunks over the entity–chunk graph (0 turns it off; see
     #: :mod:`engramdb.retrieval.graph_rank`). It brings a multi-hop question's second-hop
     #: paragraph, which shares few words with the question, into the pool.
-    graph_weight: float = 1.0
+    graph_weight: float = 0.1
     walk: GraphWalk = DEFAULT_WALK
+    #: Move the walk's best chunk (other than the first passage's) to second place.
+    bridge_slot: bool = True
     #: How many of the best fused chunks are split into passages (at least ``top_k``).
     expand_chunks: int = 30
     #: Passage relevance = lexical * passage_lexical + chunk prior * chunk_prior
     #: + best neighbour's lexical * neighbour, each on a 0..1 scale.
     passage_lexical: float = 1.0
-    chunk_prior: float = 0.6
+    chunk_prior: float = 1.0
     neighbour: float = 0.3
     #: Paragraphs longer than this (words) are split into groups of sentences.
-    max_passage_words: int = 150
+    max_passage_words: int = 50
     #: This many passages are ranked one by one; the rest of their chunks follow whole.
     ranked_passages: int = 40
     #: Fact lines appended after the passages.
@@ -198,6 +200,8 @@ class CandidatePool:
     #: Chunk nodes in fused order with their fused score (higher is better).
     chunks: list[tuple[Node, float]] = field(default_factory=list)
     facts: list[FactLine] = field(default_factory=list)
+    #: Chunks the graph walk ranked, best first (empty when the graph lane is off).
+    walked: list[UUID] = field(default_factory=list)
 
 
 # --- candidates -------------------------------------------------------------------------------
@@ -259,11 +263,17 @@ async def gather_candidates(
         add_lane(_summary_chunks(summary_nodes), config.summary_weight)
     entity_chunks, facts = await _entity_lane(ctx, entities, query, config)
     add_lane(entity_chunks, config.entity_weight)
+    walked: list[tuple[UUID, float]] = []
     if config.graph_weight > 0 and fused:
         seeds = sorted(fused.items(), key=lambda kv: -kv[1])
         similarity = {h.node_id: 1.0 - h.score for h in entities}
         walked = await walk_chunks(store, query, seeds, similarity, config.walk)
-        add_lane([chunk_id for chunk_id, _ in walked], config.graph_weight)
+        if walked:
+            # The walk's mass, scaled so that its best chunk gains graph_weight times the
+            # best fused score.
+            gain = config.graph_weight * seeds[0][1] / walked[0][1]
+            for chunk_id, mass in walked:
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + gain * mass
 
     ranked = sorted(fused.items(), key=lambda kv: -kv[1])
     read = config.expand_chunks if node_filter is None else node_filter.widen(config.expand_chunks)
@@ -278,7 +288,7 @@ async def gather_candidates(
     ][: config.expand_chunks]
     if node_filter is not None:
         facts = await _facts_from_matching_chunks(ctx, facts, node_filter)
-    return CandidatePool(chunks=chunks, facts=facts)
+    return CandidatePool(chunks=chunks, facts=facts, walked=[c for c, _ in walked])
 
 
 async def _facts_from_matching_chunks(
@@ -513,6 +523,8 @@ async def hybrid_context_items(
     config = _with_top_k(config, opts)
     pool = await gather_candidates(ctx, opts.query, config, node_set_filter(opts))
     passages = pool_passages(pool, opts.query, opts, config)
+    if config.bridge_slot:
+        passages = bridge_second(passages, pool.walked)
     if config.date_labels:
         await label_dates(ctx, passages)
     return order_items(passages, [c for c, _ in pool.chunks], pool.facts, config)
