@@ -6,15 +6,17 @@ the first one's chunk mentions; the walk must rank that bridge chunk into the to
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from uuid import UUID
 
 import engramdb
 from engramdb.engine import get_engine
-from engramdb.models.records import NodeType
+from engramdb.models.records import Node, NodeType, stable_id
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions
 from engramdb.retrieval.graph_rank import (
     GraphWalk,
+    bridge_second,
     name_in_question,
     personalized_pagerank,
     walk_chunks,
@@ -120,3 +122,38 @@ async def test_hybrid_graph_lane_puts_the_bridge_passage_in_the_context() -> Non
     config = HybridConfig(expand_chunks=2, dense_k=1, lexical_k=1, entity_k=0)
     items = await hybrid_context_items(ctx, opts, config)
     assert any("1755" in i.text for i in items)
+
+
+def test_bridge_second_moves_the_walks_bridge_chunk_after_the_first_passage() -> None:
+
+    def node(name: str) -> Node:
+        return Node(
+            id=stable_id("chunk", name), dataset_id=stable_id("ds"), type="Chunk", name=name
+        )
+
+    @dataclass
+    class P:
+        chunk: Node
+
+    a, b, c, d = (node(x) for x in "abcd")
+    passages = [P(a), P(b), P(c), P(d)]
+    moved = bridge_second(passages, [a.id, d.id, b.id])
+    assert [p.chunk.name for p in moved] == ["a", "d", "b", "c"]
+    # No walk, or the bridge is already second: unchanged.
+    assert bridge_second(passages, []) == passages
+    assert bridge_second(passages, [b.id]) == passages
+
+
+def test_prose_chunks_split_into_sentence_groups_transcripts_keep_their_turns() -> None:
+
+    from engramdb.retrieval.passages import make_passages
+
+    sentence = "Moscow State University was founded in the year 1755 by Lomonosov. "
+    prose = Node(id=stable_id("p"), dataset_id=stable_id("ds"), type="Chunk", text=sentence * 8)
+    turns = "\n\n".join(f"Caroline: {sentence * 5}" for _ in range(2))
+    chat = Node(id=stable_id("t"), dataset_id=stable_id("ds"), type="Chunk", text=turns)
+    got = make_passages([(prose, 1.0), (chat, 0.5)], max_words=150, prose_words=50)
+    prose_parts = [p for p in got if p.chunk.id == prose.id]
+    chat_parts = [p for p in got if p.chunk.id == chat.id]
+    assert len(prose_parts) >= 2 and all(len(p.text.split()) <= 50 for p in prose_parts)
+    assert len(chat_parts) == 2  # one passage per turn, however long the turn

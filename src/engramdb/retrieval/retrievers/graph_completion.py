@@ -81,6 +81,9 @@ PRIOR_RRF_K = 10.0
 #: both searches' hits), so a passage's own BM25 alone over-promotes stray matches. LoCoMo dev,
 #: context only @250 / @750: prior 0.6 gave 0.849 / 0.931, 1.0 gives 0.866 / 0.936.
 PASSAGE_SCORING = PassageScoring(chunk_prior=1.0)
+#: A chunk that is one paragraph is split into sentence groups of at most this many words
+#: (as HYBRID_COMPLETION's ``prose_passage_words``).
+PROSE_PASSAGE_WORDS = 50
 #: Weight of the graph walk's ranking in the chunk prior (the vector and full-text ones
 #: weigh 1).
 GRAPH_LANE_WEIGHT = 1.0
@@ -409,7 +412,8 @@ def ranked_passages(view: GraphView, chunks: Sequence[Node], opts: RecallOptions
     full-text rank (:func:`chunk_priors`; 0 when it was no hit)."""
     scores = chunk_priors(view)
     prior = [(c, scores.get(c.id, 0.0)) for c in chunks]
-    scored = score_passages(make_passages(prior), prior, opts.query, opts, PASSAGE_SCORING)
+    passages = make_passages(prior, prose_words=PROSE_PASSAGE_WORDS)
+    scored = score_passages(passages, prior, opts.query, opts, PASSAGE_SCORING)
     return [Passage(chunk=p.chunk, text=p.text) for p in scored]
 
 
