@@ -13,6 +13,14 @@ Why this shape (measured on LoCoMo dev with ``bench/locomo_hybrid.py``):
   conversation's speakers) says nothing about *which* chunk is relevant, so only specific
   entities are projected. A summary lane (hits on chunk summaries, projected onto the chunks
   they summarise) exists but is off by default (``summary_k=0``, see :class:`HybridConfig`).
+* **A graph lane** (issue 18, multi-hop). From the question's entities and the best fused
+  chunks, personalized PageRank over the entity–chunk graph
+  (:mod:`engramdb.retrieval.graph_rank`) finds the chunks linked to them through a specific
+  entity; their walked mass joins the fused score (``graph_weight``) and the best of them that
+  is not the first passage's chunk is placed second (``bridge_slot``): a bridge question's
+  second-hop paragraph lands right after the paragraph naming its entity. HotpotQA-50 context
+  only @100 / @300 (bench/hotpotqa.py): 0.612 / 0.857 before, 0.653 / 0.878 with the lane and
+  prose split; LoCoMo is unchanged by construction where the question names no graph entity.
 * **Passages, not chunks.** A 256-token chunk holds several paragraphs (in a chat transcript,
   several turns) and usually only one of them answers the question. The best fused chunks are
   split into paragraphs (long paragraphs into sentence groups) and every passage is scored
