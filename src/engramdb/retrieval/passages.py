@@ -150,12 +150,18 @@ class Passage:
     date: str | None = None
 
 
-def make_passages(chunks: Sequence[tuple[Node, float]], max_words: int = 150) -> list[Passage]:
+def make_passages(
+    chunks: Sequence[tuple[Node, float]], max_words: int = 150, prose_words: int | None = None
+) -> list[Passage]:
     """Every passage of ``chunks`` (ranked ``(chunk, score)`` pairs), in chunk order then text
-    order (unscored)."""
+    order (unscored). With ``prose_words``, a chunk that is one paragraph (prose, not a
+    transcript of short turns) is split into sentence groups of at most that many words."""
     passages: list[Passage] = []
     for rank, (chunk, _) in enumerate(chunks):
-        for position, text in enumerate(split_passages(chunk.text, max_words)):
+        limit = max_words
+        if prose_words is not None and not _PARAGRAPH_BREAK.search(chunk.text.strip()):
+            limit = prose_words
+        for position, text in enumerate(split_passages(chunk.text, limit)):
             passages.append(Passage(text, chunk, rank, position, Counter(terms(text))))
     return passages
 

@@ -374,10 +374,11 @@ async def test_wide_search_top_k_bounds_candidates_and_reads_stay_small() -> Non
         assert reads.vector_top_k == [2, 2, 2]  # three collections, each bounded
         assert "list_nodes" not in reads.calls and "list_edges" not in reads.calls
         assert "neighbourhood" not in reads.calls  # no walk follows a whole fan-out
-        assert reads.calls["incident_edges"] <= 4 and reads.calls["edges_between"] <= 1
+        # + the graph walk's two bounded incident_edges reads and one get_nodes (graph_rank)
+        assert reads.calls["incident_edges"] <= 6 and reads.calls["edges_between"] <= 1
         # summaries, two projections, passages; + the global context overview (issue 5: the
-        # dataset root and the cited documents' buckets, read by id)
-        assert reads.calls.get("get_nodes", 0) <= 5
+        # dataset root and the cited documents' buckets, read by id); + the walk's entities
+        assert reads.calls.get("get_nodes", 0) <= 6
         seeds = 2 * 3
         assert reads.nodes <= NODES_PER_SEED * seeds + 2 + seeds
         assert reads.nodes < total_nodes / 4  # nowhere near the whole graph

@@ -136,6 +136,9 @@ class GraphView:
     expanded: set[UUID] = field(default_factory=set)
     #: Full-text (BM25) chunk hits, best first, when the search asked for them.
     lexical_hits: list[UUID] = field(default_factory=list)
+    #: Chunks ranked by the walk over the entity–chunk graph (graph_rank), best first, once
+    #: a graph-family retriever has walked it.
+    walked: list[UUID] = field(default_factory=list)
 
     def merge(self, sub: Subgraph, allowed: set[UUID]) -> None:
         for node in sub.nodes:

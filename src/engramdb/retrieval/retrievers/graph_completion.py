@@ -47,6 +47,7 @@ from engramdb.retrieval.context import (
     graph_context,
     supporting_chunk_ids,
 )
+from engramdb.retrieval.graph_rank import bridge_second, walk_chunks
 from engramdb.retrieval.passages import PassageScoring, make_passages, score_passages
 from engramdb.retrieval.retrievers.graph import (
     GraphView,
@@ -80,6 +81,12 @@ PRIOR_RRF_K = 10.0
 #: both searches' hits), so a passage's own BM25 alone over-promotes stray matches. LoCoMo dev,
 #: context only @250 / @750: prior 0.6 gave 0.849 / 0.931, 1.0 gives 0.866 / 0.936.
 PASSAGE_SCORING = PassageScoring(chunk_prior=1.0)
+#: A chunk that is one paragraph is split into sentence groups of at most this many words
+#: (as HYBRID_COMPLETION's ``prose_passage_words``).
+PROSE_PASSAGE_WORDS = 50
+#: Weight of the graph walk's ranking in the chunk prior (the vector and full-text ones
+#: weigh 1).
+GRAPH_LANE_WEIGHT = 1.0
 
 _FOLLOW_UP_SYSTEM = (
     "You check whether knowledge-graph facts are enough to answer a question. Think it through "
@@ -167,9 +174,10 @@ class GraphCompletionRetriever(Retriever):
         sources = list(chunks.values())
         passages: list[Passage] = []
         if self.passages:
+            await walk_view(search, view, opts.query)
             shown = await search.chunk_nodes(view, passage_order(view, sources, opts.top_k))
             ordered = list(shown.values())
-            passages = ranked_passages(view, ordered, opts)
+            passages = bridge_second(ranked_passages(view, ordered, opts), view.walked)
             if self.summaries:  # the chunks' summaries, in the same (importance-aware) ranking
                 ranked = {p.chunk.id: p.chunk for p in passages}
                 passages = await _summaries(search, view, list(ranked.values()))
@@ -353,18 +361,39 @@ def passage_order(view: GraphView, sources: Sequence[Node], top_k: int) -> list[
     scores = chunk_priors(view)
     extra = max(EXTRA_PASSAGES, top_k)
     dense = [c for c in _dense_chunk_ranking(view)][:extra]
-    chosen = list(dict.fromkeys([*(c.id for c in sources), *dense, *view.lexical_hits[:extra]]))
+    hits = [*dense, *view.lexical_hits[:extra], *view.walked[:extra]]
+    chosen = list(dict.fromkeys([*(c.id for c in sources), *hits]))
     position = {c: i for i, c in enumerate(chosen)}
     return sorted(chosen, key=lambda c: (-scores.get(c, 0.0), position[c]))
 
 
 def chunk_priors(view: GraphView) -> dict[UUID, float]:
-    """Each hit chunk's reciprocal-rank-fusion score over the vector and full-text rankings."""
+    """Each hit chunk's reciprocal-rank-fusion score over the vector and full-text rankings
+    (and the graph walk's, once :func:`walk_view` ran, weighted :data:`GRAPH_LANE_WEIGHT`)."""
+    scores = _prior_rrf(view)
+    for rank, chunk_id in enumerate(view.walked):
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + GRAPH_LANE_WEIGHT / (PRIOR_RRF_K + rank + 1)
+    return scores
+
+
+def _prior_rrf(view: GraphView) -> dict[UUID, float]:
     scores: dict[UUID, float] = {}
     for ranking in (_dense_chunk_ranking(view), view.lexical_hits):
         for rank, chunk_id in enumerate(ranking):
             scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (PRIOR_RRF_K + rank + 1)
     return scores
+
+
+async def walk_view(search: TripletSearch, view: GraphView, query: str) -> None:
+    """Rank chunks by personalized PageRank from the question's entities and the best
+    vector / full-text chunk hits (:func:`~engramdb.retrieval.graph_rank.walk_chunks`) into
+    ``view.walked``: a multi-hop question's second-hop chunk joins the passages."""
+    if view.walked:
+        return
+    seeds = sorted(_prior_rrf(view).items(), key=lambda kv: -kv[1])
+    similarity = {e: 1.0 - view.distance[e] for e in view.entity_hits if e in view.distance}
+    walked = await walk_chunks(search.ctx.store, query, seeds, similarity)
+    view.walked = [c for c, _ in walked if _is_chunk(view.nodes.get(c))]
 
 
 def _dense_chunk_ranking(view: GraphView) -> list[UUID]:
@@ -383,7 +412,8 @@ def ranked_passages(view: GraphView, chunks: Sequence[Node], opts: RecallOptions
     full-text rank (:func:`chunk_priors`; 0 when it was no hit)."""
     scores = chunk_priors(view)
     prior = [(c, scores.get(c.id, 0.0)) for c in chunks]
-    scored = score_passages(make_passages(prior), prior, opts.query, opts, PASSAGE_SCORING)
+    passages = make_passages(prior, prose_words=PROSE_PASSAGE_WORDS)
+    scored = score_passages(passages, prior, opts.query, opts, PASSAGE_SCORING)
     return [Passage(chunk=p.chunk, text=p.text) for p in scored]
 
 
