@@ -233,11 +233,29 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep-store", metavar="DIR", help="keep (and reuse) the store in DIR")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--json", dest="json_path", metavar="OUT.json")
+    parser.add_argument(
+        "--multi-hop",
+        action="store_true",
+        help="turn on the graph lane, bridge slot and prose split (off by default in engramdb)",
+    )
     return parser.parse_args(argv)
+
+
+def use_multi_hop() -> None:
+    """--multi-hop: HYBRID_COMPLETION with ``hybrid.MULTI_HOP`` and GRAPH_COMPLETION with its
+    graph lane and prose split, the configuration measured for issue 18 (engramdb's defaults
+    keep them off until LoCoMo dev and latency are re-measured with them on)."""
+    from engramdb.retrieval.retrievers import graph_completion, hybrid
+
+    hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
+    graph_completion.GRAPH_LANE_WEIGHT = 1.0
+    graph_completion.PROSE_PASSAGE_WORDS = 50
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.multi_hop:
+        use_multi_hop()
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()]
     unknown = [t for t in types if t not in ALL_TYPES]
     if unknown:

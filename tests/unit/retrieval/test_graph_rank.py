@@ -6,6 +6,7 @@ the first one's chunk mentions; the walk must rank that bridge chunk into the to
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -21,7 +22,7 @@ from engramdb.retrieval.graph_rank import (
     personalized_pagerank,
     walk_chunks,
 )
-from engramdb.retrieval.retrievers.hybrid import HybridConfig, hybrid_context_items
+from engramdb.retrieval.retrievers.hybrid import MULTI_HOP, hybrid_context_items
 from tests.unit.retrieval.test_hybrid import context_for
 
 
@@ -119,7 +120,7 @@ async def test_hybrid_graph_lane_puts_the_bridge_passage_in_the_context() -> Non
     question = "In what year was the university where Sergei Tokarev taught founded?"
     opts = RecallOptions(query=question, search_type=SearchType.HYBRID_COMPLETION, top_k=2)
     # A pool of two chunks: dense and lexical alone may miss the bridge chunk, the walk not.
-    config = HybridConfig(expand_chunks=2, dense_k=1, lexical_k=1, entity_k=0)
+    config = dataclasses.replace(MULTI_HOP, expand_chunks=2, dense_k=1, lexical_k=1, entity_k=0)
     items = await hybrid_context_items(ctx, opts, config)
     assert any("1755" in i.text for i in items)
 

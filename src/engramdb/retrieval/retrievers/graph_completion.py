@@ -83,10 +83,10 @@ PRIOR_RRF_K = 10.0
 PASSAGE_SCORING = PassageScoring(chunk_prior=1.0)
 #: A chunk that is one paragraph is split into sentence groups of at most this many words
 #: (as HYBRID_COMPLETION's ``prose_passage_words``).
-PROSE_PASSAGE_WORDS = 50
+PROSE_PASSAGE_WORDS: int | None = None  # off by default, as HYBRID's (50 on HotpotQA-50)
 #: Weight of the graph walk's ranking in the chunk prior (the vector and full-text ones
 #: weigh 1).
-GRAPH_LANE_WEIGHT = 1.0
+GRAPH_LANE_WEIGHT = 0.0  # off by default, as HYBRID's graph lane (1.0 on HotpotQA-50)
 
 _FOLLOW_UP_SYSTEM = (
     "You check whether knowledge-graph facts are enough to answer a question. Think it through "
@@ -388,7 +388,7 @@ async def walk_view(search: TripletSearch, view: GraphView, query: str) -> None:
     """Rank chunks by personalized PageRank from the question's entities and the best
     vector / full-text chunk hits (:func:`~engramdb.retrieval.graph_rank.walk_chunks`) into
     ``view.walked``: a multi-hop question's second-hop chunk joins the passages."""
-    if view.walked:
+    if view.walked or GRAPH_LANE_WEIGHT <= 0:
         return
     seeds = sorted(_prior_rrf(view).items(), key=lambda kv: -kv[1])
     similarity = {e: 1.0 - view.distance[e] for e in view.entity_hits if e in view.distance}

@@ -136,10 +136,13 @@ class HybridConfig:
     #: entities and the best fused chunks over the entity–chunk graph (0 turns it off; see
     #: :mod:`engramdb.retrieval.graph_rank`). It brings a multi-hop question's second-hop
     #: paragraph, which shares few words with the question, into the pool.
-    graph_weight: float = 0.1
+    #: Off by default until it is measured not to cost LoCoMo dev or HYBRID latency (the one
+    #: run so far: HotpotQA-50 up, LoCoMo dev one question down per budget); the lane's figures
+    #: come from ``MULTI_HOP`` below.
+    graph_weight: float = 0.0
     walk: GraphWalk = DEFAULT_WALK
     #: Move the walk's best chunk (other than the first passage's) to second place.
-    bridge_slot: bool = True
+    bridge_slot: bool = False
     #: How many of the best fused chunks are split into passages (at least ``top_k``).
     expand_chunks: int = 30
     #: Passage relevance = lexical * passage_lexical + chunk prior * chunk_prior
@@ -152,7 +155,7 @@ class HybridConfig:
     #: A chunk that is a single paragraph (prose) is split into sentence groups of at most
     #: this many words, so that the sentence naming a bridge entity or holding the answer is
     #: ranked on its own (HotpotQA-50 @300: 0.857 -> 0.878); transcripts keep their turns.
-    prose_passage_words: int = 50
+    prose_passage_words: int | None = None
     #: This many passages are ranked one by one; the rest of their chunks follow whole.
     ranked_passages: int = 40
     #: Fact lines appended after the passages.
@@ -171,6 +174,11 @@ class HybridConfig:
         return PassageScoring(
             self.passage_lexical, self.chunk_prior, self.neighbour, self.bm25_k1, self.bm25_b
         )
+
+
+#: The multi-hop configuration measured on HotpotQA-50 (bench/hotpotqa.py): the graph lane,
+#: the bridge slot and the prose split on.
+MULTI_HOP = HybridConfig(graph_weight=0.1, bridge_slot=True, prose_passage_words=50)
 
 
 DEFAULT_HYBRID_CONFIG = HybridConfig()
