@@ -484,3 +484,16 @@ async def test_without_the_ann_extra_every_search_is_exact(
     assert result.returncode == 0, result.stderr
     assert [UUID(x) for x in json.loads(result.stdout)] == exact(ids, rows, query, K)
     assert files(db_path) == []
+
+
+@pytest.mark.parametrize(
+    "order", [("usearch.index", "onnxruntime"), ("onnxruntime", "usearch.index")]
+)
+def test_usearch_and_onnxruntime_load_in_either_order(order: tuple[str, str]) -> None:
+    """A recall may load the ANN index before the ONNX embedder, or after: both native
+    libraries must load into one process in either order (usearch 2.26.6 with onnxruntime 1.32
+    crashed the process with a segmentation fault when usearch came first)."""
+    pytest.importorskip("usearch")
+    code = f"import {order[0]}; import {order[1]}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
