@@ -59,6 +59,7 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "GET /api/v1/datasets/{dataset_id}/grants",
         "GET /api/v1/datasets/{dataset_id}/has-data",
         "GET /api/v1/graph",
+        "GET /api/v1/graph/view",
         "GET /api/v1/nodes/{node_id}",
         "GET /api/v1/runs/{run_id}",
         "GET /api/v1/sessions",
