@@ -55,8 +55,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
-import hashlib
 import logging
 from collections.abc import Coroutine, Iterable
 from pathlib import Path
@@ -79,7 +77,6 @@ from langgraph.store.base import (
 
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError
-from engramdb.ingest.types import LoadedDocument
 from engramdb.integrations._loop import LoopThread
 from engramdb.integrations.langgraph._chunker import FIELD_SPANS, FieldChunker, field_spans
 from engramdb.integrations.langgraph._mapping import (
@@ -94,6 +91,7 @@ from engramdb.integrations.langgraph._mapping import (
     matches_filter,
     matches_namespace,
 )
+from engramdb.integrations.langgraph._source import ItemsSource
 from engramdb.integrations.langgraph._ttl import (
     STATE_KEY,
     Expiries,
@@ -102,7 +100,7 @@ from engramdb.integrations.langgraph._ttl import (
     check_ttl_config,
     utcnow,
 )
-from engramdb.migration.base import ImportedRecord, MemorySource
+from engramdb.migration.base import ImportedRecord
 from engramdb.models.records import DataRecord, Dataset, User
 from engramdb.models.search_type import SearchType
 from engramdb.validation import MAX_TOP_K
@@ -402,7 +400,7 @@ class EngramdbStore(BaseStore):
         for data_id in replaced:
             await self._engine.forget(data_id=data_id, user=owner)
         if records:
-            source = _ItemsSource(records, owner.id, name)
+            source = ItemsSource(records, owner.id, name)
             chunker = FieldChunker(max_tokens=self._engine.settings.chunk_max_tokens)
             await self._engine.remember(
                 source, name, self_improvement=False, chunker=chunker, user=owner
@@ -563,45 +561,6 @@ async def _cancel(task: asyncio.Task[None], timeout: float | None) -> bool:
     task.cancel()
     done, _ = await asyncio.wait({task}, timeout=timeout)
     return bool(done)
-
-
-class _ItemsSource(MemorySource):
-    """The store items of one ``put`` batch, as documents for ``remember()``: kept verbatim
-    (no graph extraction), each under the data id of its (user, namespace, key)."""
-
-    source_system = "langgraph"
-    export_name = "LangGraph store items"
-
-    def __init__(self, records: list[ImportedRecord], user_id: UUID, dataset: str) -> None:
-        super().__init__(mode="preserve")
-        self._records = records
-        self._user_id = user_id
-        self._dataset = dataset
-
-    @property
-    def node_set(self) -> list[str]:
-        return ["langgraph_store"]
-
-    def read(self, *, max_file_bytes: int = 0) -> list[ImportedRecord]:
-        return self._records
-
-    def documents(self, *, max_file_bytes: int = 0) -> list[LoadedDocument]:
-        docs = []
-        for doc, record in zip(super().documents(), self._records, strict=True):
-            # One identity per key: the item replaced in place, never skipped as a duplicate.
-            identity = f"langgraph-store\x00{self._dataset}\x00{record.external_id}"
-            metadata = dict(doc.external_metadata)
-            spans = metadata.pop(FIELD_SPANS)
-            docs.append(
-                dataclasses.replace(
-                    doc,
-                    content_hash=hashlib.sha256(identity.encode("utf-8")).hexdigest(),
-                    data_id=item_data_id(self._user_id, self._dataset, record.external_id),
-                    external_metadata=metadata,
-                    metadata={**doc.metadata, FIELD_SPANS: spans},
-                )
-            )
-        return docs
 
 
 def _item(held: StoredItem, cls: type[Item] = Item, *, score: float | None = None) -> Any:
