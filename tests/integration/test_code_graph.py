@@ -321,6 +321,25 @@ async def test_content_type_code_indexes_only_the_source(backend: str, tmp_path:
         await engramdb.remember(empty, content_type="code")
 
 
+async def test_a_background_code_remember_keeps_the_run_id_it_announced(
+    backend: str, tmp_path: Path
+) -> None:
+    """A background remember() of source code alone: the run id announced at once is the
+    recorded run's and the final result's, as for documents."""
+    repo = write_repo(tmp_path)
+    pending = await engramdb.remember(
+        str(repo), dataset_name="shop", content_type="code", run_in_background=True
+    )
+    assert pending.status == "running" and pending.run_id is not None
+    done = await pending.wait()
+    assert done.status == "completed" and done.counts["code_files_parsed"] == 4
+    assert done.run_id == pending.run_id
+    runs = await get_engine().store.list_runs([done.dataset_id])
+    assert [(r.id, r.status) for r in runs if r.pipeline == "remember"] == [
+        (pending.run_id, "completed")
+    ]
+
+
 async def test_only_new_and_changed_files_are_parsed_and_the_store_stays_whole(
     shop: Path,
 ) -> None:

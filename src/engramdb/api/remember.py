@@ -154,6 +154,8 @@ async def remember(
                 metadata=metadata or {},
                 node_set=tags or [],
                 lock_timeout=settings.engramdb_lock_timeout,
+                record_run=result is None,  # code alone: its run is this remember()'s
+                run_id=run_id,
             )
             result = merge_results(result, code)
         if result is None:  # unreachable: no code means the documents were ingested

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from engramdb.code.discover import CODE_SUFFIXES, CodeRoot
 from engramdb.code.index import CodeIndexReport, index_code
-from engramdb.models.records import Dataset
+from engramdb.models.records import Dataset, RunStatus
 from engramdb.models.results import RememberItem, RememberResult, SkippedFile
 from engramdb.storage.base import Store
 
@@ -23,9 +24,34 @@ async def remember_code(
     metadata: dict[str, Any],
     node_set: list[str],
     lock_timeout: float | None,
+    record_run: bool = False,
+    run_id: UUID | None = None,
 ) -> RememberResult:
     """Index every root into ``dataset``; one RememberItem per file (``skipped`` with reason
-    ``already_present`` for a file whose content is already indexed)."""
+    ``already_present`` for a file whose content is already indexed). ``record_run``: record a
+    "remember" pipeline run (with the id ``run_id`` when given) and report it as
+    ``RememberResult.run_id``, as a remember() of documents does."""
+    if not record_run:
+        return await _index_roots(store, dataset, roots, weight, metadata, node_set, lock_timeout)
+    record = await store.start_run(dataset.id, "remember", run_id=run_id)
+    try:
+        result = await _index_roots(store, dataset, roots, weight, metadata, node_set, lock_timeout)
+    except BaseException as exc:
+        await store.fail_run(record.id, exc)
+        raise
+    await store.finish_run(record.id, RunStatus.COMPLETED, counts=result.counts)
+    return result.model_copy(update={"run_id": record.id})
+
+
+async def _index_roots(
+    store: Store,
+    dataset: Dataset,
+    roots: Sequence[CodeRoot],
+    weight: float,
+    metadata: dict[str, Any],
+    node_set: list[str],
+    lock_timeout: float | None,
+) -> RememberResult:
     reports: list[CodeIndexReport] = []
     for root in roots:
         if root.files:
