@@ -199,10 +199,16 @@ def build_write(dataset_id: UUID, doc_index: int, texts: list[str], vectors: np.
 
 
 async def build_graph_write(
-    dataset: Any, doc_index: int, texts: list[str], rng: np.random.Generator, gen: TextGenerator
+    dataset: Any,
+    doc_index: int,
+    texts: list[str],
+    rng: np.random.Generator,
+    gen: TextGenerator,
+    chunk_vectors: np.ndarray | None = None,
 ) -> Any:
     """A DocumentWrite made by ``plan_document`` from synthetic extractions: the same nodes,
-    edges, summaries and entity sharing the pipeline writes, with random vectors."""
+    edges, summaries and entity sharing the pipeline writes, with random vectors (the chunks'
+    own from ``chunk_vectors``, one row per text, when given)."""
     from engramdb.engine import get_engine
     from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
     from engramdb.ingest.graph_builder import (
@@ -251,6 +257,11 @@ async def build_graph_write(
     )
     vectors = rng.standard_normal((len(plan.to_embed), DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    if chunk_vectors is not None:
+        from engramdb.graph_schema import CHUNK_COLLECTION
+
+        at = [i for i, (_, coll, _) in enumerate(plan.to_embed) if coll == CHUNK_COLLECTION]
+        vectors[at] = chunk_vectors[: len(at)]
     rows = [
         VectorRow(node_id, coll, vectors[i]) for i, (node_id, coll, _) in enumerate(plan.to_embed)
     ]
