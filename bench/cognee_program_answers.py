@@ -62,6 +62,9 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "demos/custom_pipelines/dynamic_steps_resume_analysis_hr_example.py": (
         r"Knowledge graph created\.\n.*Design",
     ),
+    "demos/custom_pipelines/memify_coding_agent_rule_extraction_example.py": (
+        r"Coding rules created by memify:\n- .*(PEP8|Susan|Friday)",
+    ),
     "demos/custom_pipelines/organizational_hierarchy/"
     "organizational_hierarchy_pipeline_example.py": (),
     "demos/custom_pipelines/organizational_hierarchy/"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_coding_rules,
     test_cognee_datasets,
     test_cognee_engine_objects,
     test_cognee_ontology,
@@ -44,6 +45,7 @@ _MODULES = (
     test_cognee_datasets,
     test_cognee_ontology,
     test_custom_graph_models,
+    test_cognee_coding_rules,
     test_pipelines,
     test_cognee_engine_objects,
     test_recall_node_name,
