@@ -62,8 +62,18 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "demos/custom_pipelines/dynamic_steps_resume_analysis_hr_example.py": (
         r"Knowledge graph created\.\n.*Design",
     ),
+    "demos/custom_pipelines/memify_coding_agent_rule_extraction_example.py": (
+        r"Coding rules created by memify:\n- .*(PEP8|Susan|Friday)",
+    ),
     "demos/custom_pipelines/organizational_hierarchy/"
     "organizational_hierarchy_pipeline_example.py": (),
+    # the first question asks what the database holds; the others name the customers, whose
+    # invoices and addresses are in the rows (the program does not print its questions)
+    "demos/custom_pipelines/relational_database_to_knowledge_graph_migration_example.py": (
+        r"Search results: \[.*Stuttgart",
+        r"Search results: \[.*Invoice:\d+ —CustomerId→ Customer:2",
+        r"Search results: \[.*Embraer",
+    ),
     "demos/custom_pipelines/organizational_hierarchy/"
     "organizational_hierarchy_pipeline_low_level_example.py": (
         r"Graph completion result: .*GreenFuture Solutions",

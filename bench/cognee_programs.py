@@ -68,6 +68,20 @@ EXCLUDED: dict[str, str] = {
     "that completes",
     "demos/ingestion_and_migration/complex_relational_database_migration_example/"
     "complex_relational_database_migration_example.py": "a PostgreSQL server",
+    "demos/ingestion_and_migration/simple_relational_database_migration_example/"
+    "simple_relational_database_migration_example.py": "a PostgreSQL server (it writes its "
+    "source table there itself, through psycopg2)",
+}
+
+#: Settings a program asks its user for (its comments say where), given here from cognee's
+#: repository next to ``--examples`` when it is there: program -> (variable, path under it).
+PROGRAM_DATA: dict[str, tuple[str, str]] = {
+    # "MIGRATION_DB_PATH=/{path_to_your_local_cognee}/cognee/tests/test_data"; its fallback
+    # (examples/cognee/tests/test_data) does not exist in cognee's repository either
+    "demos/custom_pipelines/relational_database_to_knowledge_graph_migration_example.py": (
+        "MIGRATION_DB_PATH",
+        "cognee/tests/test_data",
+    ),
 }
 
 LLM_MODEL = "bench-model"
@@ -149,6 +163,15 @@ def _environ(system: str, base_url: str, scratch: Path, extra: dict[str, str]) -
     return env
 
 
+def program_data(program: str, examples: Path) -> dict[str, str]:
+    """The :data:`PROGRAM_DATA` setting of ``program``, when cognee's repository has it."""
+    if program not in PROGRAM_DATA:
+        return {}
+    variable, relative = PROGRAM_DATA[program]
+    where = examples.parent / relative
+    return {variable: str(where)} if where.exists() else {}
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
@@ -174,7 +197,9 @@ def run_one(
             done = subprocess.run(
                 [*command, str(script)],
                 cwd=script.parent,
-                env=_environ(system, base_url, scratch, extra),
+                env=_environ(
+                    system, base_url, scratch, {**program_data(program, examples), **extra}
+                ),
                 capture_output=True,
                 text=True,
                 timeout=timeout,

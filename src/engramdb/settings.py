@@ -118,6 +118,17 @@ class Settings(BaseSettings):
     ontology_file_path: str = ""
     ontology_mode: Literal["annotate", "strict"] = "annotate"
 
+    # --- a relational database read into the graph (the reference's MIGRATION_DB_*) ---------
+    #: "sqlite" (a file: MIGRATION_DB_PATH / MIGRATION_DB_NAME) or "postgres" (host, port,
+    #: name, username, password); see engramdb.migration.relational_source.
+    migration_db_provider: str | None = None
+    migration_db_path: str | None = None
+    migration_db_name: str | None = None
+    migration_db_host: str | None = None
+    migration_db_port: str | None = None
+    migration_db_username: str | None = None
+    migration_db_password: str | None = Field(default=None, repr=False)
+
     # --- recall (recall.md) -------------------------------------------------------------------
     recall_warmup_shortcircuit: bool = True
     recall_warmup_threshold: int = Field(default=1, ge=0)

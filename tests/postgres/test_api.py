@@ -9,9 +9,11 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cognee_coding_rules,
     test_cognee_datasets,
     test_cognee_engine_objects,
     test_cognee_ontology,
+    test_cognee_relational_migration,
     test_conflicts,
     test_custom_graph_models,
     test_failed_runs,
@@ -44,6 +46,8 @@ _MODULES = (
     test_cognee_datasets,
     test_cognee_ontology,
     test_custom_graph_models,
+    test_cognee_coding_rules,
+    test_cognee_relational_migration,
     test_pipelines,
     test_cognee_engine_objects,
     test_recall_node_name,

@@ -14,7 +14,7 @@ from engramdb.pipelines.run_info import PipelineContext
 from engramdb.pipelines.runner import DEFAULT_DATASET, current_context
 from engramdb.pipelines.task import task_summary
 
-__all__ = ["add_data_points", "index_graph_edges"]
+__all__ = ["add_data_points", "dataset_of", "index_graph_edges", "user_of"]
 
 
 @task_summary("Stored {n} data point(s)")
@@ -48,11 +48,12 @@ async def add_data_points(
     from engramdb.facade import add_data_points as add
 
     running = ctx or current_context()
-    await add(data_points, dataset_name=_dataset_of(running), user=_user_of(running))
+    await add(data_points, dataset_name=dataset_of(running), user=user_of(running))
     return data_points
 
 
-def _dataset_of(ctx: PipelineContext | None) -> str | UUID:
+def dataset_of(ctx: PipelineContext | None) -> str | UUID:
+    """The dataset what a task writes goes to: the run's, else main_dataset."""
     dataset = ctx.dataset if ctx is not None else None
     if isinstance(dataset, str | UUID):
         return dataset
@@ -60,7 +61,8 @@ def _dataset_of(ctx: PipelineContext | None) -> str | UUID:
     return ident if isinstance(ident, UUID) else DEFAULT_DATASET
 
 
-def _user_of(ctx: PipelineContext | None) -> Any:
+def user_of(ctx: PipelineContext | None) -> Any:
+    """The user a task writes as: the run's, else None (the default user)."""
     from engramdb.models.records import User
 
     user = ctx.user if ctx is not None else None

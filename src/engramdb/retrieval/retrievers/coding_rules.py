@@ -2,9 +2,11 @@
 
 Rules are ingested as ordinary texts tagged with a node set -- ``remember(rules,
 node_set=["coding_agent_rules"])`` -- so each rule is a chunk whose ``properties["node_set"]``
-names the set. The set defaults to ``coding_agent_rules``; ``retriever_specific_config
-["node_set"]`` (a name or a list) overrides it, else ``node_name`` (combined with
-``node_name_filter_operator``: OR = in any of the sets, AND = in all of them).
+names the set; or they are ``Rule`` nodes of that set, drawn from conversations by the
+``add_rule_associations`` task (:mod:`engramdb.pipelines.coding_rules`). The set defaults to
+``coding_agent_rules``; ``retriever_specific_config["node_set"]`` (a name or a list) overrides
+it, else ``node_name`` (combined with ``node_name_filter_operator``: OR = in any of the sets,
+AND = in all of them).
 
 Finding the rules is an exact lookup (a Cypher query on the graph, so it is dataset-isolated
 and bounded like every CYPHER query), not a vector search that could miss rules ranked below
@@ -29,9 +31,17 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.cypher import MAX_LIMIT, backend_for, run_cypher
 
-__all__ = ["DEFAULT_RULES_NODE_SET", "RANK_WINDOW", "CodingRulesRetriever", "rule_node_sets"]
+__all__ = [
+    "DEFAULT_RULES_NODE_SET",
+    "RANK_WINDOW",
+    "RULE_NODE_TYPES",
+    "CodingRulesRetriever",
+    "rule_node_sets",
+]
 
 DEFAULT_RULES_NODE_SET = "coding_agent_rules"
+#: The node types a rule can be: a remembered text's chunk, or an extracted ``Rule``.
+RULE_NODE_TYPES = (NodeType.CHUNK.value, "Rule")
 #: The widest chunk vector search used to rank rules.
 RANK_WINDOW = 10_000
 
@@ -82,25 +92,30 @@ def rule_node_sets(opts: RecallOptions) -> tuple[list[str], str]:
 
 
 async def _rules(ctx: RetrievalContext, sets: list[str], operator: str) -> list[dict[str, Any]]:
-    """The rule chunks (as node dicts) of the context's datasets, in storage order."""
+    """The rule nodes (as node dicts) of the context's datasets: chunks, then Rule nodes, each
+    in storage order."""
     if not ctx.datasets:
         return []
     joiner = " AND " if operator == "AND" else " OR "
     condition = joiner.join(f"$s{i} IN c.node_set" for i in range(len(sets)))
-    query = f"MATCH (c:Chunk) WHERE {condition} RETURN c LIMIT {MAX_LIMIT}"
     params = {f"s{i}": s for i, s in enumerate(sets)}
     try:
         backend = backend_for(ctx.store)
-    except FeatureNotAvailableError:  # a store without Cypher: scan its chunks instead
-        nodes = await ctx.store.list_nodes(ctx.dataset_ids, type=NodeType.CHUNK, limit=100_000)
+    except FeatureNotAvailableError:  # a store without Cypher: scan its nodes instead
         test = all if operator == "AND" else any
-        return [
+        found = [
             {**n.model_dump(mode="json"), "dataset_id": str(n.dataset_id)}
-            for n in nodes
+            for label in RULE_NODE_TYPES
+            for n in await ctx.store.list_nodes(ctx.dataset_ids, type=label, limit=100_000)
             if test(s in (n.properties.get("node_set") or []) for s in sets)
-        ][:MAX_LIMIT]
-    result = await run_cypher(backend, query, ctx.dataset_ids, params)
-    return [row["c"] for row in result.rows if row.get("c")]
+        ]
+        return found[:MAX_LIMIT]
+    rows: list[dict[str, Any]] = []
+    for label in RULE_NODE_TYPES:
+        query = f"MATCH (c:{label}) WHERE {condition} RETURN c LIMIT {MAX_LIMIT}"
+        result = await run_cypher(backend, query, ctx.dataset_ids, params)
+        rows.extend(row["c"] for row in result.rows if row.get("c"))
+    return rows[:MAX_LIMIT]
 
 
 async def _distances(ctx: RetrievalContext, query: str, wanted: set[UUID]) -> dict[UUID, float]:
@@ -110,7 +125,8 @@ async def _distances(ctx: RetrievalContext, query: str, wanted: set[UUID]) -> di
     for dataset in searchable:
         check_embedding(dataset, ctx.embedder)
     ids = [d.id for d in searchable]
-    window = min(await ctx.store.count_nodes(ids, type=NodeType.CHUNK), RANK_WINDOW)
+    counts = [await ctx.store.count_nodes(ids, type=label) for label in RULE_NODE_TYPES]
+    window = min(sum(counts), RANK_WINDOW)
     if window <= 0:
         return {}
     vector = (await ctx.embedder.embed([query]))[0]

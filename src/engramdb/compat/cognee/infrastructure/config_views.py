@@ -26,17 +26,19 @@ __all__ = [
     "CacheConfig",
     "GraphConfig",
     "LLMConfig",
+    "MigrationConfig",
     "RelationalConfig",
     "VectorConfig",
     "ViewFunction",
     "get_cache_config",
     "get_graph_config",
     "get_llm_config",
+    "get_migration_config",
     "get_relational_config",
     "get_vectordb_config",
 ]
 
-V = TypeVar("V", bound=BaseModel)
+V = TypeVar("V")
 
 
 class _View(BaseModel):
@@ -198,4 +200,50 @@ get_cache_config = ViewFunction(
 )
 get_llm_config = ViewFunction(
     _llm, "get_llm_config", "The LLM and embedding settings, under cognee's LLM_* names."
+)
+
+
+#: The settings behind MigrationConfig's attributes (the reference's MIGRATION_DB_* variables).
+MIGRATION_FIELDS = (
+    "migration_db_path",
+    "migration_db_name",
+    "migration_db_host",
+    "migration_db_port",
+    "migration_db_username",
+    "migration_db_password",
+    "migration_db_provider",
+)
+
+
+class MigrationConfig:
+    """cognee's ``get_migration_config()``: the relational database that
+    ``migrate_relational_database`` reads. Unlike the other views it is writable, as cognee's
+    programs set its attributes: reading an attribute reads the setting of the same name,
+    assigning one is ``engramdb.config.set(name, value)``."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name in MIGRATION_FIELDS:
+            return getattr(config.settings, name)
+        raise AttributeError(f"MigrationConfig has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in MIGRATION_FIELDS:
+            raise AttributeError(
+                f"MigrationConfig has no attribute {name!r}; the settings are "
+                + ", ".join(MIGRATION_FIELDS)
+            )
+        config.set(name, None if value is None else str(value))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(config.settings, name) for name in MIGRATION_FIELDS}
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.to_dict().items() if k != "migration_db_password"}
+        return f"MigrationConfig({shown})"
+
+
+get_migration_config = ViewFunction(
+    lambda _settings: MigrationConfig(),
+    "get_migration_config",
+    "The relational database migrate_relational_database reads (MIGRATION_DB_*), writable.",
 )

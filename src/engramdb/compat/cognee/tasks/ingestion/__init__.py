@@ -1,15 +1,19 @@
 """``cognee.tasks.ingestion``: ``resolve_data_directories`` and ``ingest_data`` as pipeline
-tasks over engramdb's ``add()`` (which reads directories, files and texts itself)."""
+tasks over engramdb's ``add()`` (which reads directories, files and texts itself), and
+``migrate_relational_database`` (a relational database into the graph)."""
 
 from __future__ import annotations
 
 from typing import Any
 from uuid import UUID
 
+from engramdb.compat.cognee.tasks.ingestion.migrate_relational_database import (
+    migrate_relational_database,
+)
 from engramdb.models.records import User
 from engramdb.pipelines.run_info import PipelineContext
 
-__all__ = ["ingest_data", "resolve_data_directories"]
+__all__ = ["ingest_data", "migrate_relational_database", "resolve_data_directories"]
 
 
 async def resolve_data_directories(
