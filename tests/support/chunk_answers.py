@@ -20,7 +20,7 @@ from tests.support.schema_answers import answer_chat
 __all__ = ["chunk_answers", "is_extraction", "is_review"]
 
 _CHUNK = re.compile(r'<chunk id="(\d+)">\n(.*?)\n</chunk>', re.S)
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_NAME = re.compile(r"\b[A-Z][a-z]+\d*\b")
 
 
 def _user(request: RecordedRequest) -> str:
