@@ -23,6 +23,7 @@ from engramdb.errors import (
     FeatureNotAvailableError,
     LLMNotConfiguredError,
 )
+from engramdb.ingest.queue import QueueTimers
 from engramdb.models.records import Dataset, User
 from engramdb.observability.metrics import background_finished, background_started
 from engramdb.retrieval.registry import Retrievers
@@ -159,6 +160,8 @@ class Engine:
         #: Warm-up verdicts and retriever instances of this engine's recalls.
         self.warmup_cache = WarmupCache()
         self.retrievers = Retrievers()
+        #: Age timers of the extraction queue (engramdb.ingest.queue); close() extracts it.
+        self.queue_timers = QueueTimers()
 
     @property
     def session(self) -> EngineNamespace:
@@ -351,6 +354,7 @@ class Engine:
         """Wait for the background runs, then release the store and the providers (idempotent)."""
         if self._closed:
             return
+        await self.queue_timers.close(self)
         loop = asyncio.get_running_loop()
         while pending := [t for t in self._tasks if not t.done() and t.get_loop() is loop]:
             await asyncio.gather(*pending, return_exceptions=True)

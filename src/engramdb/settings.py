@@ -117,6 +117,14 @@ class Settings(BaseSettings):
     #: reference's ONTOLOGY_FILE_PATH; a call's ontology_file_path or config wins), and how.
     ontology_file_path: str = ""
     ontology_mode: Literal["annotate", "strict"] = "annotate"
+    #: With an LLM, a remember() whose new documents fit one extraction call queues their graph
+    #: extraction (chunks are stored and searchable at once) until this many documents are
+    #: queued in the dataset, the oldest is ``ENGRAMDB_EXTRACTION_BATCH_SECONDS`` old (``0``: no
+    #: age trigger), a read needs the graph, or the engine closes; then they share calls
+    #: (docs/ingestion-queue.md). The default (1) extracts within remember(), as the seed's
+    #: remember() builds the graph before it returns; a larger value is the opt-in.
+    engramdb_extraction_batch_remembers: int = Field(default=1, ge=1)
+    engramdb_extraction_batch_seconds: float = Field(default=60.0, ge=0.0)
 
     # --- a relational database read into the graph (the reference's MIGRATION_DB_*) ---------
     #: "sqlite" (a file: MIGRATION_DB_PATH / MIGRATION_DB_NAME) or "postgres" (host, port,

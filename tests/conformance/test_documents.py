@@ -377,3 +377,40 @@ async def test_failure_late_in_the_write_leaves_nothing(store: Store, dataset: D
     with pytest.raises(EngramError):
         await store.write_document(bad)
     await _nothing_of(store, bad, dataset)
+
+
+async def test_extends_adds_to_a_stored_document_and_deletes_with_it(
+    store: Store, dataset: Dataset
+) -> None:
+    """DocumentWrite(extends=True): what a queued extraction adds to a stored document (the
+    record is looked up, not written), with vectors and provenance; gone with the document."""
+    doc = make_doc(dataset.id, ["alpha beta gamma"])
+    assert await store.write_document(doc.write) is True
+    ada = entity(dataset.id, "Ada")
+    vector = unit_rows(np.random.default_rng(3), 1)[0]
+    extension = DocumentWrite(
+        data=doc.data,
+        nodes=[ada],
+        edges=[edge(doc.chunks[0], ada, "contains")],
+        vectors=[VectorRow(ada.id, "entities", vector)],
+        extends=True,
+    )
+    assert await store.write_document(extension) is True
+    (stored,) = await store.get_nodes([ada.id])
+    assert stored.data_ids == [doc.data.id]
+    assert await store.list_data(dataset.id) == [doc.data]  # no second record
+    hits = await store.vector_search("entities", vector, [dataset.id], 1)
+    assert [h.node_id for h in hits] == [ada.id]
+    await store.delete_data(doc.data.id)
+    assert await store.get_nodes([ada.id]) == []
+
+
+async def test_extends_of_a_forgotten_document_writes_nothing(
+    store: Store, dataset: Dataset
+) -> None:
+    doc = make_doc(dataset.id, ["alpha beta gamma"])
+    ada = entity(dataset.id, "Ada")
+    extension = DocumentWrite(data=doc.data, nodes=[ada], extends=True)
+    assert await store.write_document(extension) is False
+    assert await store.get_nodes([ada.id]) == []
+    assert await store.get_data(doc.data.id) is None

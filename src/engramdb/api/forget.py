@@ -12,6 +12,7 @@ from engramdb.errors import (
     EngramValidationError,
     PermissionDeniedError,
 )
+from engramdb.ingest.queue import dequeue
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import ForgetRequest
 from engramdb.models.results import ForgetResult
@@ -77,6 +78,7 @@ async def forget(engine: Engine, request: ForgetRequest) -> ForgetResult:
     owner_ds = await _item_dataset(store, owner, record.dataset_id, missing)
     async with store.lock(f"dataset:{owner_ds.id}", timeout=engine.settings.engramdb_lock_timeout):
         report = await store.delete_data(item_id)
+        await dequeue(store, owner_ds.id, [item_id])  # its queued extraction goes with it
     return _add(ForgetResult(), report)
 
 

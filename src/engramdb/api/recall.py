@@ -33,6 +33,7 @@ from engramdb.errors import (
     InvalidHybridSearchConfig,
     RecallPreconditionError,
 )
+from engramdb.ingest.queue import extract_for_read, reads_graph
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RecallRequest
 from engramdb.models.results import RecallResponse, ResponseQAEntry
@@ -146,6 +147,8 @@ async def recall(engine: Engine, request: RecallRequest) -> list[RecallResponse]
         if node_name:
             refuse_ignored_node_name(engine.retrievers.get(search_type), search_type)
         targets = await resolve_datasets(engine, owner, datasets=datasets, dataset_ids=dataset_ids)
+        if reads_graph(search_type, decision.routed):  # no graph silently missing a document
+            await extract_for_read(engine, targets)
         config = dict(retriever_specific_config or {})
         if response_model is not None:
             config["response_model"] = response_model

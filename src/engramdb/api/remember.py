@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,14 @@ from engramdb.improvement.auto import (
 )
 from engramdb.ingest.chunkers import CsvChunker, resolve_chunker
 from engramdb.ingest.loaders import LoadedInputs, load_inputs
-from engramdb.ingest.pipeline import IngestOptions, ProgressCallback, data_id_for, ingest_documents
+from engramdb.ingest.pipeline import (
+    QUEUED,
+    IngestOptions,
+    ProgressCallback,
+    data_id_for,
+    ingest_documents,
+)
+from engramdb.ingest.queue import deferral_for, remember_queued
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
 from engramdb.models.results import RememberItem, RememberResult
@@ -135,6 +143,10 @@ async def remember(
         extractor=extractor,
     )
     auto = wants_auto_improve(eng, self_improvement)
+    if r.custom_prompt is None and r.graph_model is None and r.config is None and not code_only:
+        # small calls may queue their extraction to share LLM calls (engramdb.ingest.queue)
+        defer = deferral_for(eng, owner, dataset, improve=auto)
+        options = dataclasses.replace(options, defer=defer)
 
     # A background run announces its id now; the run it records (and its result) keep it.
     run_id = uuid4() if run_in_background else None
@@ -160,6 +172,8 @@ async def remember(
             result = merge_results(result, code)
         if result is None:  # unreachable: no code means the documents were ingested
             raise RuntimeError("remember() produced no result")
+        if result.counts.get(QUEUED):  # the automatic improve follows the queued extraction
+            return await remember_queued(eng, dataset, result)
         if not auto or not docs:
             return result
         status = await auto_improve_after_ingest(eng, owner, dataset)

@@ -18,6 +18,7 @@ from engramdb.access.permissions import denied, visible_nodes
 from engramdb.api.recall import resolve_datasets
 from engramdb.engine import Engine
 from engramdb.errors import DatasetNotFoundError, EngramValidationError
+from engramdb.ingest.queue import extract_for_read
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.validation import validate_uuid
@@ -145,6 +146,7 @@ async def load_view(engine: Engine, request: VisualizeGraphRequest) -> GraphView
     ids = [d.id for d in view.datasets]
     if not ids:
         return view
+    await extract_for_read(engine, view.datasets)  # the graph includes queued documents
     seeds = await _seeds(engine, owner, request, view.datasets)
     store = engine.store
     if seeds:

@@ -51,6 +51,7 @@ async def export_store(
     """Export ``engine``'s store to ``dest`` (see :func:`engramdb.export_archive`)."""
     from engramdb import __version__
     from engramdb.access.permissions import readable_datasets
+    from engramdb.ingest.queue import extract_for_read
 
     target = Path(dest)
     _check_destination(target)
@@ -63,6 +64,7 @@ async def export_store(
     store = engine.store
     visible = await store.list_datasets() if user is None else await readable_datasets(store, user)
     chosen = _choose(visible, datasets)
+    await extract_for_read(engine, chosen)  # an archive holds the graph of queued documents too
     users = {u.id: u for u in await store.list_users()}
     files = await _collect(store, chosen, users, with_vectors, user, sessions=datasets is None)
     manifest = fmt.Manifest(

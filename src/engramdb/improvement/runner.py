@@ -26,6 +26,7 @@ from engramdb.access.permissions import dataset_for_write
 from engramdb.errors import LLMPaymentRequiredError, scrub_secrets
 from engramdb.improvement.context import ImproveContext, ImproveOptions
 from engramdb.improvement.stages import STAGES, Stage, disabled_stages, stages_of
+from engramdb.ingest.queue import extract_queue
 from engramdb.models.improve import ImproveResult, StageResult
 from engramdb.models.records import Dataset, RunStatus, User
 from engramdb.observability.context import log_context
@@ -49,6 +50,8 @@ async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
     """Take the locks, run the nine stages (and ``custom_tasks``), fill ``result`` in and
     return it."""
     store, timeout = ctx.store, ctx.settings.engramdb_lock_timeout
+    # every stage reads the graph: queued extraction first (engramdb.ingest.queue)
+    await extract_queue(ctx.engine, ctx.dataset, improve_after=False)
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(store.lock(f"dataset:{ctx.dataset.id}", timeout=timeout))
         for sid in sorted(set(ctx.session_ids)):

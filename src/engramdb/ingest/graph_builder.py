@@ -41,11 +41,13 @@ __all__ = [
     "DocumentPlan",
     "GraphBuilder",
     "PreparedDocument",
+    "add_extraction",
     "entity_id",
     "entity_text",
     "entity_type_id",
     "normalise_name",
     "plan_document",
+    "plan_extension",
 ]
 
 _ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
@@ -182,18 +184,30 @@ def _add_chunk(
     b.edge(chunk_id, "is_part_of", data_id, weight=chunk.importance_weight)
     b.lexical.append((chunk_id, chunk.text))
     b.to_embed.append((chunk_id, CHUNK_COLLECTION, chunk.text))
+    add_extraction(b, chunk_id, locator, chunk.importance_weight, extraction)
 
+
+def add_extraction(
+    b: GraphBuilder,
+    chunk_id: UUID,
+    locator: dict[str, Any],
+    weight: float,
+    extraction: ChunkExtraction,
+) -> None:
+    """The graph one chunk's extraction adds: its summary, entities, types and relations.
+    ``locator`` is the chunk's (chunk_index, data_id, document_name); ``weight`` its weight."""
+    doc_name, index = locator["document_name"], locator["chunk_index"]
     if extraction.summary.strip():
         summary_id = stable_id("summary", chunk_id)
         b.node(
             summary_id,
             NodeType.SUMMARY,
-            f"summary of {doc.name}#{chunk.index}",
+            f"summary of {doc_name}#{index}",
             extraction.summary.strip(),
             {**locator, "chunk_id": str(chunk_id), "extractor": extraction.source},
-            weight=chunk.importance_weight,
+            weight=weight,
         )
-        b.edge(summary_id, "summarizes", chunk_id, weight=chunk.importance_weight)
+        b.edge(summary_id, "summarizes", chunk_id, weight=weight)
         b.to_embed.append((summary_id, SUMMARY_COLLECTION, extraction.summary.strip()))
 
     names: dict[str, UUID] = {}
@@ -227,6 +241,33 @@ def _add_chunk(
         add_model_graph(
             b, extraction.data_points, locator=located, passage=False, linked_from=chunk_id
         )
+
+
+def plan_extension(
+    dataset: Dataset,
+    data: DataRecord,
+    chunks: Sequence[Node],
+    extractions: Sequence[ChunkExtraction],
+    existing: Mapping[UUID, Node],
+) -> DocumentPlan:
+    """The graph a stored document gains from its queued extraction (:mod:`.queue`): exactly
+    what :func:`plan_document` adds on top of the document and its chunks, with the weight and
+    node sets the document was stored with. ``chunks`` are its stored chunk nodes, in order."""
+    builder = GraphBuilder(dataset.id, data.importance_weight, list(data.node_set), existing)
+    for chunk, extraction in zip(chunks, extractions, strict=True):
+        locator = {
+            "chunk_index": chunk.properties["chunk_index"],
+            "data_id": str(data.id),
+            "document_name": data.name,
+        }
+        add_extraction(builder, chunk.id, locator, chunk.importance_weight, extraction)
+    return DocumentPlan(
+        data=data,
+        nodes=list(builder.nodes.values()),
+        edges=list(builder.edges.values()),
+        lexical={},
+        to_embed=builder.to_embed,
+    )
 
 
 class GraphBuilder:

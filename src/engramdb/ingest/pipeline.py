@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -26,10 +26,11 @@ from engramdb.ingest.graph_builder import (
     entity_id,
     entity_type_id,
     plan_document,
+    plan_extension,
 )
 from engramdb.ingest.loaders import LoadedInputs
 from engramdb.ingest.types import Chunker, LoadedDocument
-from engramdb.models.records import Dataset, Node, NodeType, RunStatus, stable_id
+from engramdb.models.records import DataRecord, Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.observability.context import log_context
 from engramdb.observability.metrics import count_ingest
@@ -40,9 +41,12 @@ from engramdb.storage.base import DocumentWrite, StagedItem, Store, VectorRow
 __all__ = [
     "INGEST_SPAN",
     "PINNED_DATA_ID",
+    "QUEUED",
+    "Deferral",
     "IngestOptions",
     "ProgressCallback",
     "data_id_for",
+    "extract_stored",
     "ingest_documents",
     "staged_data_id",
 ]
@@ -59,6 +63,10 @@ INGEST_SPAN = "engramdb.ingest"
 ProgressCallback = Callable[[str, int, int], None]
 
 _COUNTS = ("documents", "skipped", "chunks", "summaries", "entities", "nodes", "edges", "vectors")
+
+#: ``RememberItem.reason`` and the ``counts`` key of documents stored with their graph extraction
+#: queued (:mod:`engramdb.ingest.queue`): chunks searchable, entities and summaries to come.
+QUEUED = "extraction_queued"
 
 #: How many chunks to gather (across documents) before one extraction + embedding pass.
 _WINDOW_CHUNKS = 256
@@ -86,6 +94,17 @@ def staged_data_id(item: StagedItem) -> UUID:
 
 
 @dataclass(frozen=True, slots=True)
+class Deferral:
+    """Queue the graph extraction of the call's new documents when they fit one LLM call
+    (:mod:`engramdb.ingest.queue`): ``enqueue(data_ids)`` records them durably before their
+    chunks are written."""
+
+    enqueue: Callable[[list[UUID]], Awaitable[None]]
+    #: The extractor's packing rule: how many calls these chunk texts take.
+    calls_for: Callable[[list[str]], int]
+
+
+@dataclass(frozen=True, slots=True)
 class IngestOptions:
     importance_weight: float
     chunker: Chunker
@@ -99,6 +118,8 @@ class IngestOptions:
     extractor: Extractor | None = None
     #: False when the caller already holds the dataset's lock (improve() bridging sessions).
     take_lock: bool = True
+    #: Queue the extraction of small calls instead of running it (None: extract now).
+    defer: Deferral | None = None
 
     def chunker_for(self, doc: LoadedDocument) -> Chunker:
         if self.csv_chunker is not None and doc.mime_type == "text/csv":
@@ -123,6 +144,8 @@ class _Run:
     total_chunks: int = 0
     #: Chunks of the windows already embedded (the current window's part is added on top).
     chunks_before: int = 0
+    #: Data ids of the current window whose extraction was queued.
+    queued: set[UUID] = field(default_factory=set)
 
     def tick(self) -> None:
         if self.progress is not None:
@@ -149,8 +172,37 @@ async def ingest_documents(
 ) -> RememberResult:
     """Ingest ``docs`` into ``dataset`` and return what happened; the pipeline run recorded (and
     ``RememberResult.run_id``) has the id ``run_id`` when given."""
-    started = time.perf_counter()
     run = _Run(store, embedder, dataset, options, progress, len(docs))
+    skipped = list(docs.skipped) if isinstance(docs, LoadedInputs) else []
+    return await _recorded(run, lambda: _ingest(run, docs), run_id=run_id, skipped=skipped)
+
+
+async def extract_stored(
+    store: Store,
+    embedder: Embedder,
+    dataset: Dataset,
+    data_ids: Sequence[UUID],
+    options: IngestOptions,
+) -> RememberResult:
+    """Run the queued graph extraction of the stored documents ``data_ids`` (their summaries,
+    entities and relations, exactly as :func:`ingest_documents` would have built them) with
+    ``options.extractor``, batching across them; a recorded pipeline run. A document forgotten
+    meanwhile is skipped (``reason="forgotten"``). ``counts["documents"]`` counts the
+    documents extended."""
+    run = _Run(store, embedder, dataset, options, None, len(data_ids))
+    return await _recorded(run, lambda: _extend(run, data_ids), run_id=None, skipped=[])
+
+
+async def _recorded(
+    run: _Run,
+    work: Callable[[], Awaitable[None]],
+    *,
+    run_id: UUID | None,
+    skipped: list[Any],
+) -> RememberResult:
+    """``work`` under the dataset's lock (unless the caller holds it), as a recorded run."""
+    started = time.perf_counter()
+    store, dataset, options = run.store, run.dataset, run.options
     lock = (
         store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout)
         if options.take_lock
@@ -158,7 +210,7 @@ async def ingest_documents(
     )
     attrs: dict[str, str | int] = {
         "engramdb.dataset_id": str(dataset.id),
-        "engramdb.documents": len(docs),
+        "engramdb.documents": run.total_docs,
     }
     with log_context(dataset_id=dataset.id), span(INGEST_SPAN, attrs) as current:
         async with lock:
@@ -167,7 +219,7 @@ async def ingest_documents(
             set_attributes(current, run_id=str(record.id))
             try:
                 with log_context(run_id=record.id):
-                    await _ingest(run, docs)
+                    await work()
             except BaseException as exc:
                 await store.fail_run(record.id, exc, counts=run.all_counts())
                 raise
@@ -187,7 +239,7 @@ async def ingest_documents(
         items=list(run.items.values()),
         counts=run.all_counts(),
         timings=timings,
-        skipped=list(docs.skipped) if isinstance(docs, LoadedInputs) else [],
+        skipped=skipped,
     )
 
 
@@ -255,7 +307,9 @@ def _stage_span(run: _Run, stage: str) -> Iterator[Any]:
 async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
     with _stage_span(run, "extract"):
         await _extract(run, window)
-    existing = await _existing_shared_nodes(run, window)
+    existing = await _existing_shared_nodes(
+        run, [p.extractions for p in window], [m for p in window for m in p.doc.data_points]
+    )
     plans = [
         plan_document(
             run.dataset,
@@ -271,7 +325,56 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
         vectors = await _embed(run, plans, sum(len(p.chunks) for p in window))
     with _stage_span(run, "write"):
         for prepared, plan in zip(window, plans, strict=True):
-            await _write(run, prepared, plan, vectors)
+            await _write(run, prepared.doc.name, len(prepared.chunks), plan, vectors)
+    run.queued.clear()
+
+
+async def _extend(run: _Run, data_ids: Sequence[UUID]) -> None:
+    """Extract stored documents in windows of about ``_WINDOW_CHUNKS`` chunks."""
+    window: list[tuple[DataRecord, list[Node]]] = []
+    size = 0
+    for data_id in data_ids:
+        data = await run.store.get_data(data_id)
+        if data is None:
+            run.items[data_id] = RememberItem(
+                data_id=data_id, name="", status="skipped", reason="forgotten"
+            )
+            continue
+        ids = [stable_id("chunk", data_id, i) for i in range(data.chunk_count)]
+        chunks = sorted(
+            (n for n in await run.store.get_nodes(ids) if n.type == NodeType.CHUNK),
+            key=lambda n: int(n.properties.get("chunk_index", 0)),
+        )
+        window.append((data, chunks))
+        size += len(chunks)
+        if size >= _WINDOW_CHUNKS:
+            await _extend_window(run, window)
+            window, size = [], 0
+    if window:
+        await _extend_window(run, window)
+
+
+async def _extend_window(run: _Run, window: list[tuple[DataRecord, list[Node]]]) -> None:
+    extractor = run.options.extractor
+    if extractor is None:  # nothing to extract with: the documents stay chunks only
+        return
+    t0 = time.perf_counter()
+    with _stage_span(run, "extract"):
+        found, usage = await extractor.extract_documents(
+            [(data.id, [c.text for c in chunks]) for data, chunks in window]
+        )
+    run.usage.add(usage)
+    run.timings["extract"] += time.perf_counter() - t0
+    existing = await _existing_shared_nodes(run, found, [])
+    plans = [
+        plan_extension(run.dataset, data, chunks, extractions, existing)
+        for (data, chunks), extractions in zip(window, found, strict=True)
+    ]
+    with _stage_span(run, "embed"):
+        vectors = await _embed(run, plans, 0)
+    with _stage_span(run, "write"):
+        for (data, chunks), plan in zip(window, plans, strict=True):
+            await _write(run, data.name, len(chunks), plan, vectors, extends=True)
 
 
 async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
@@ -288,6 +391,11 @@ async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
     extractor = run.options.extractor
     if extractor is None or not wanted:
         return
+    defer = run.options.defer
+    if defer is not None and defer.calls_for([c.text for p in wanted for c in p.chunks]) <= 1:
+        await defer.enqueue([p.data_id for p in wanted])  # durable before any chunk is written
+        run.queued.update(p.data_id for p in wanted)
+        return
     t0 = time.perf_counter()
     found, usage = await extractor.extract_documents(
         [(p.data_id, [c.text for c in p.chunks]) for p in wanted]
@@ -303,17 +411,20 @@ async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
     run.timings["extract"] += time.perf_counter() - t0
 
 
-async def _existing_shared_nodes(run: _Run, window: list[PreparedDocument]) -> dict[UUID, Node]:
-    """Entity and entity-type nodes this window names that the store already holds."""
+async def _existing_shared_nodes(
+    run: _Run, extractions: Sequence[Sequence[ChunkExtraction]], data_points: Sequence[Any]
+) -> dict[UUID, Node]:
+    """Entity and entity-type nodes a window names (its documents' chunk ``extractions`` and
+    ``data_points``) that the store already holds."""
     ids: set[UUID] = set()
-    for prepared in window:
-        models = list(prepared.doc.data_points)
-        for extraction in prepared.extractions:
+    models = list(data_points)
+    for per_doc in extractions:
+        for extraction in per_doc:
             for entity in extraction.entities:
                 ids.add(entity_id(run.dataset.id, entity.name, entity.type))
                 ids.add(entity_type_id(run.dataset.id, entity.type))
             models += extraction.data_points
-        ids.update(data_point_node_ids(run.dataset.id, models))
+    ids.update(data_point_node_ids(run.dataset.id, models))
     if not ids:
         return {}
     return {n.id: n for n in await run.store.get_nodes(sorted(ids, key=str))}
@@ -350,21 +461,35 @@ async def _embed(
 
 async def _write(
     run: _Run,
-    prepared: PreparedDocument,
+    name: str,
+    chunk_count: int,
     plan: DocumentPlan,
     vectors: dict[tuple[str, str], np.ndarray[Any, Any]],
+    *,
+    extends: bool = False,
 ) -> None:
     rows = [
         VectorRow(node_id, coll, vectors[(coll, text)]) for node_id, coll, text in plan.to_embed
     ]
     write = DocumentWrite(
-        data=plan.data, nodes=plan.nodes, edges=plan.edges, vectors=rows, lexical=plan.lexical
+        data=plan.data,
+        nodes=plan.nodes,
+        edges=plan.edges,
+        vectors=rows,
+        lexical=plan.lexical,
+        extends=extends,
     )
     t0 = time.perf_counter()
     written = await run.store.write_document(write)
     run.timings["write"] += time.perf_counter() - t0
+    data_id = plan.data.id
+    if not written and extends:  # forgotten between the queue's read and this write
+        run.items[data_id] = RememberItem(
+            data_id=data_id, name=name, status="skipped", reason="forgotten"
+        )
+        return
     if not written:  # another writer stored the same content between our check and our write
-        _skipped(run, prepared.data_id, prepared.doc.name)
+        _skipped(run, data_id, name)
         return
     by_type: dict[str, int] = {}
     for node in plan.nodes:
@@ -377,10 +502,14 @@ async def _write(
     c["nodes"] += len(plan.nodes)
     c["edges"] += len(plan.edges)
     c["vectors"] += len(rows)
-    run.items[prepared.data_id] = RememberItem(
-        data_id=prepared.data_id,
-        name=prepared.doc.name,
+    queued = data_id in run.queued
+    if queued:
+        c[QUEUED] = c.get(QUEUED, 0) + 1
+    run.items[data_id] = RememberItem(
+        data_id=data_id,
+        name=name,
         status="ingested",
-        chunks=len(prepared.chunks),
+        chunks=chunk_count,
+        reason=QUEUED if queued else None,
     )
     run.tick()

@@ -78,12 +78,15 @@ class RememberResult(BaseModel):
     items: list[RememberItem] = Field(default_factory=list)
     #: Files of the given folders that were left out (unsupported type, ...), with the reason.
     skipped: list[SkippedFile] = Field(default_factory=list)
-    #: documents, skipped, chunks, nodes, edges, vectors written.
+    #: documents, skipped, chunks, nodes, edges, vectors written; ``extraction_queued``: the
+    #: documents whose graph extraction waits in the extraction queue (docs/ingestion-queue.md),
+    #: ``extracted_from_queue``: the queued documents this call extracted.
     counts: dict[str, int] = Field(default_factory=dict)
     #: Seconds spent per stage (load, chunk, embed, write) and in total.
     timings: dict[str, float] = Field(default_factory=dict)
     #: What the automatic improve after remember did: its status, "debounced" (held back),
-    #: "declined" (the admission check declined it) or None (none was asked for).
+    #: "declined" (the admission check declined it), "queued" (it runs after the queued
+    #: extraction of this call's documents) or None (none was asked for).
     improve: str | None = None
     error_class: str | None = None
     error_message: str | None = None

@@ -76,6 +76,10 @@ class DocumentWrite:
 
     ``lexical`` maps a full-text collection name to ``(node_id, text)`` pairs to index for BM25.
     Every node and edge gets ``data.id`` added to its provenance.
+
+    ``extends=True`` adds to a document already stored (its queued graph extraction,
+    :mod:`engramdb.ingest.queue`): the data record is not written, only looked up by
+    ``data.id``; when it is gone (forgotten meanwhile) nothing is written.
     """
 
     data: DataRecord
@@ -83,6 +87,7 @@ class DocumentWrite:
     edges: Sequence[Edge] = ()
     vectors: Sequence[VectorRow] = ()
     lexical: Mapping[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
+    extends: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,9 +97,11 @@ class DocumentStore(ABC):
         """Write one document atomically (see the module docstring).
 
         Returns False and writes nothing when the dataset already holds a record with the same
-        ``content_hash`` (the stored record, and its weight, are kept). Nodes and edges that
-        already exist (same id) are updated: name, text, properties and importance_weight take
-        the new values, feedback_weight is kept, and the provenance gains ``doc.data.id``.
+        ``content_hash`` (the stored record, and its weight, are kept); with ``doc.extends``,
+        when the record ``doc.data.id`` is NOT stored (the rest is added to the stored one).
+        Nodes and edges that already exist (same id) are updated: name, text, properties and
+        importance_weight take the new values, feedback_weight is kept, and the provenance
+        gains ``doc.data.id``.
         A vector for an existing (node, collection) replaces the old one."""
 
     @abstractmethod

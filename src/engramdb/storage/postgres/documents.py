@@ -110,6 +110,8 @@ class PreparedDocument:
     vectors: list[_Vector]
     lexical: list[_Lexical]
     referenced: list[UUID]
+    #: Adds to the stored record ``data_id`` instead of writing ``data`` (DocumentWrite.extends).
+    extends: bool = False
 
     @property
     def vector_shapes(self) -> set[tuple[str, int]]:
@@ -189,14 +191,20 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
         vectors=list(vectors.values()),
         lexical=list(lexical.values()),
         referenced=sorted(referenced),
+        extends=doc.extends,
     )
 
 
 async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
     """Write ``doc`` (see ``Store.write_document``); False when its content hash is present."""
-    cur = await conn.execute(_INSERT_DATA, doc.data)
-    if cur.rowcount == 0:
-        return False
+    if doc.extends:
+        cur = await conn.execute("SELECT 1 FROM data WHERE id = %s", (doc.data_id,))
+        if await cur.fetchone() is None:
+            return False
+    else:
+        cur = await conn.execute(_INSERT_DATA, doc.data)
+        if cur.rowcount == 0:
+            return False
     async with conn.cursor() as batch:
         if doc.nodes:
             await batch.executemany(_UPSERT_NODE, doc.nodes)

@@ -102,15 +102,25 @@ def check_vector_dims(conn: sqlite3.Connection, dims: dict[tuple[str, str], int]
 
 def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) -> bool:
     """Write ``doc`` (see ``Store.write_document``); False when its content hash is present."""
+    if doc.extends:
+        if conn.execute("SELECT 1 FROM data WHERE id = ?", (str(doc.data.id),)).fetchone() is None:
+            return False
+    elif _insert_data(conn, doc) == 0:
+        return False
+    _write_graph(conn, doc, log_keep)
+    return True
+
+
+def _insert_data(conn: sqlite3.Connection, doc: DocumentWrite) -> int:
+    """Insert the data record; 0 when its content hash is present already."""
     data = doc.data
-    data_id = str(data.id)
     cursor = conn.execute(
         """INSERT INTO data (id, dataset_id, name, content_hash, mime_type, importance_weight,
                              external_metadata, node_set, size_bytes, chunk_count, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (dataset_id, content_hash) DO NOTHING""",
         (
-            data_id,
+            str(data.id),
             str(data.dataset_id),
             data.name,
             data.content_hash,
@@ -123,9 +133,11 @@ def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) 
             to_time(data.created_at),
         ),
     )
-    if cursor.rowcount == 0:
-        return False
+    return int(cursor.rowcount)
 
+
+def _write_graph(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) -> None:
+    data_id = str(doc.data.id)
     now = to_time(utcnow())
     conn.executemany(
         _UPSERT_NODE,
@@ -188,7 +200,6 @@ def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) 
     for collection, pairs in doc.lexical.items():
         conn.executemany(_UPSERT_LEXICAL_DOC, [(collection, str(nid)) for nid, _ in pairs])
         conn.executemany(_REPLACE_FTS, [(text, str(nid), collection) for nid, text in pairs])
-    return True
 
 
 def _write_vectors(

@@ -141,18 +141,22 @@ def _uuids(values: Iterable[object]) -> list[UUID]:
 
 
 async def scoped_datasets(scope: DatabaseScope | None) -> tuple[Engine, User, list[Dataset]]:
-    """The default engine, the reading user and the datasets a graph read covers."""
+    """The default engine, the reading user and the datasets a graph read covers (their
+    queued extraction done first: engramdb.ingest.queue)."""
     from engramdb.access.permissions import check
     from engramdb.api.recall import resolve_datasets
     from engramdb.engine import get_engine
     from engramdb.errors import PermissionDeniedError
+    from engramdb.ingest.queue import extract_for_read
 
     engine = get_engine()
     user = await engine.resolve_user(None)
     if scope is None:
         if not await engine.database_exists():
             return engine, user, []
-        return engine, user, await resolve_datasets(engine, user, datasets=None, dataset_ids=None)
+        readable = await resolve_datasets(engine, user, datasets=None, dataset_ids=None)
+        await extract_for_read(engine, readable)
+        return engine, user, readable
     if scope.user_id is not None and scope.user_id != user.id:
         found = await engine.store.get_user(scope.user_id)
         if found is None:
@@ -161,6 +165,7 @@ async def scoped_datasets(scope: DatabaseScope | None) -> tuple[Engine, User, li
     dataset = await check(
         user, scope.dataset_id, scope.permission_type or "read", store=engine.store
     )
+    await extract_for_read(engine, [dataset])
     return engine, user, [dataset]
 
 
