@@ -322,6 +322,54 @@ async def test_delete_dataset_with_shared_entities_in_bulk(
     assert (await store.check_integrity()).ok
 
 
+@pytest.mark.parametrize(
+    ("doomed_chunks", "kept_chunks"), [(12, 2), (2, 12)], ids=["most-of-the-store", "small-part"]
+)
+async def test_delete_dataset_is_exact_about_other_datasets_rows(
+    store: Store, dataset: Dataset, other_dataset: Dataset, doomed_chunks: int, kept_chunks: int
+) -> None:
+    """forget of a dataset in bulk (issue 17), whether it is most of the store or a small part:
+    another dataset's entity its data also supports stays (with its other provenance), one only
+    its data supports goes, and so do other datasets' edges touching its nodes."""
+    rng = np.random.default_rng(8)
+    doomed, other = dataset.id, other_dataset.id
+    kept, lent, mine = entity(other, "Kept"), entity(other, "Lent"), entity(doomed, "Mine")
+    kept_doc = make_doc(other, [f"pear {i}" for i in range(kept_chunks)], rng=rng, entities=[kept])
+    await store.write_document(kept_doc.write)
+    doomed_doc = make_doc(
+        doomed,
+        [f"plum {i}" for i in range(doomed_chunks)],
+        rng=rng,
+        entities=[mine, kept, lent],
+        extra_edges=[edge(kept, mine, "likes")],  # the other dataset's edge, in this document
+    )
+    await store.write_document(doomed_doc.write)
+    late = make_doc(other, ["pear late"], rng=rng, extra_edges=[edge(kept, mine, "knows")])
+    await store.write_document(late.write)
+
+    report = await store.delete_dataset(doomed)
+    assert (report.data_records, report.nodes) == (1, doomed_chunks + 2)  # + Mine and Lent
+    (still,) = await store.get_nodes([kept.id])
+    assert still.data_ids == [kept_doc.data.id]
+    assert await store.get_nodes([lent.id, mine.id, *(c.id for c in doomed_doc.chunks)]) == []
+    assert await store.lexical_search("entities", "lent", [other], 5) == []
+    assert [h.node_id for h in await store.lexical_search("entities", "kept", [other], 5)] == [
+        kept.id
+    ]
+    assert await store.lexical_search("chunks", "plum", [doomed, other], 5) == []
+    assert len(await store.lexical_search("chunks", "pear", [other], 50)) == kept_chunks + 1
+    entity_hits = await store.vector_search("entities", unit_rows(rng, 1)[0], [other], 10)
+    assert [h.node_id for h in entity_hits] == [kept.id]
+    sub = await store.neighbourhood([kept.id], depth=1)
+    assert {n.id for n in sub.nodes} == {kept.id, *(c.id for c in kept_doc.chunks)}
+    assert await store.count_nodes([other]) == kept_chunks + 2
+    assert sorted(await store.data_ids(other), key=str) == sorted(
+        [kept_doc.data.id, late.data.id], key=str
+    )
+    integrity = await store.check_integrity()
+    assert integrity.ok, integrity.violations
+
+
 async def test_delete_unknown_dataset_is_an_empty_report(store: Store) -> None:
     assert await store.delete_dataset(uuid4()) == DeleteReport()
 

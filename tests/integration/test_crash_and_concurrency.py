@@ -207,3 +207,98 @@ async def test_sigkill_mid_merge_leaves_no_half_merged_entity(
         assert all(e.source_id in entities or e.target_id in entities for e in edges)
     hits = await store.vector_search("entities", np.ones(8, dtype=np.float32), [dataset_id], 10)
     assert all(h.node_id in entities for h in hits)
+
+
+async def _large_dataset(name: str, docs: int, chunks: int) -> tuple[UUID, int]:
+    """``docs`` documents of ``chunks`` chunks (vectors, full text, 'next' edges, a shared
+    entity); returns the dataset id and its node count."""
+    store = get_engine().store
+    await get_engine().ensure_setup()
+    owner = await store.get_or_create_default_user()
+    dataset = await store.get_or_create_dataset(owner.id, name)
+    rng = np.random.default_rng(1)
+    hub = Node(id=uuid4(), dataset_id=dataset.id, type="Entity", name=f"{name} hub")
+    for i in range(docs):
+        nodes = [
+            Node(id=uuid4(), dataset_id=dataset.id, type="Chunk", text=f"{name} text {i} {j}")
+            for j in range(chunks)
+        ]
+        edges = [
+            Edge(
+                id=edge_id(c.id, "contains", hub.id),
+                dataset_id=dataset.id,
+                source_id=c.id,
+                target_id=hub.id,
+                relation="contains",
+            )
+            for c in nodes
+        ]
+        record = DataRecord(
+            id=uuid4(),
+            dataset_id=dataset.id,
+            name=f"{name}{i}",
+            content_hash=f"{name}{i}",
+            mime_type="text/plain",
+            created_at=utcnow(),
+        )
+        vectors = [
+            VectorRow(c.id, "chunks", rng.standard_normal(8).astype(np.float32)) for c in nodes
+        ]
+        await store.write_document(
+            DocumentWrite(
+                data=record,
+                nodes=[*nodes, hub],
+                edges=edges,
+                vectors=vectors,
+                lexical={"chunks": [(c.id, c.text) for c in nodes]},
+            )
+        )
+    return dataset.id, await store.count_nodes([dataset.id])
+
+
+@pytest.mark.parametrize("delay", [0.1, 0.3, 0.6, 30.0])  # the forget takes ~0.5-1 s
+async def test_sigkill_mid_forget_of_a_dataset_leaves_all_or_nothing(
+    isolated_config: Path, delay: float
+) -> None:
+    """forget of a dataset in bulk (issue 17: tables emptied and refilled, the full-text table
+    dropped and recreated) is one transaction: killed part-way, the dataset is either whole or
+    gone, and the other dataset is whole and searchable either way."""
+    doomed, doomed_nodes = await _large_dataset("doomed", 40, 300)
+    kept, kept_nodes = await _large_dataset("kept", 2, 5)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.forget_worker", str(isolated_config), str(doomed)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().split() == ["READY"]
+    time.sleep(delay)
+    alive_at_kill = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    from engramdb.engine import set_engine
+
+    await get_engine().close()
+    set_engine(None)  # a fresh store object: nothing cached from before the kill
+    store = get_engine().store
+    report = await store.check_integrity()
+    assert report.ok, report.violations
+    assert await store.count_nodes([doomed]) in (doomed_nodes, 0)
+    if await store.count_nodes([doomed]):
+        assert alive_at_kill
+        assert await store.get_dataset(doomed) is not None
+        assert len(await store.data_ids(doomed)) == 40
+        hits = await store.lexical_search("chunks", "doomed text 7", [doomed], 5)
+        assert len(hits) == 5
+    else:
+        assert await store.get_dataset(doomed) is None
+        assert await store.data_ids(doomed) == []
+    assert await store.count_nodes([kept]) == kept_nodes
+    hits = await store.lexical_search("chunks", "kept text 1", [kept], 20)
+    assert len(hits) == kept_nodes - 1  # every chunk of the kept dataset says "kept text"
+    vector_hits = await store.vector_search("chunks", np.ones(8, dtype=np.float32), [kept], 20)
+    assert len(vector_hits) == kept_nodes - 1  # every chunk (the hub has no vector)

@@ -199,16 +199,32 @@ class Database:
 
     # --- units of work -------------------------------------------------------------------------
 
-    def write(self, work: Callable[[sqlite3.Connection], T], *, verify: bool = True) -> T:
+    def write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        *,
+        verify: bool = True,
+        foreign_keys: bool = True,
+    ) -> T:
         """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, retrying on busy/locked.
 
         ``work`` must only touch the database (it may run more than once). Any exception rolls
-        the transaction back; sqlite3 errors come out translated.
+        the transaction back; sqlite3 errors come out translated. ``foreign_keys=False`` runs it
+        without foreign-key enforcement (no per-row parent/child look-ups and no cascades, and
+        a ``DELETE`` without ``WHERE`` empties a table at once): only for work that deletes
+        children before parents itself, such as the bulk forget of a dataset.
         """
         with self._write_lock:
             try:
                 conn = self._get_writer(verify=verify)
-                return _transaction(conn, work, "BEGIN IMMEDIATE")
+                if foreign_keys:
+                    return _transaction(conn, work, "BEGIN IMMEDIATE")
+                # The pragma is a no-op inside a transaction: switched around it.
+                conn.execute("PRAGMA foreign_keys = OFF")
+                try:
+                    return _transaction(conn, work, "BEGIN IMMEDIATE")
+                finally:
+                    conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
                 raise translate_error(exc, self.path) from exc
 

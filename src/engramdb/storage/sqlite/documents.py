@@ -32,9 +32,11 @@ __all__ = [
     "UPSERT_VECTOR",
     "check_vector_dims",
     "delete_data",
-    "delete_dataset",
     "delete_everything",
+    "log_dataset_drop",
     "prune_vector_log",
+    "purge",
+    "reset_temp",
     "vector_blob",
     "write_document",
 ]
@@ -239,18 +241,20 @@ def prune_vector_log(conn: sqlite3.Connection, keep: int) -> None:
 # --- deletion --------------------------------------------------------------------------------
 
 
-def _reset_temp(conn: sqlite3.Connection) -> None:
+def reset_temp(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM del_data")
     conn.execute("DELETE FROM del_nodes")
     conn.execute("DELETE FROM del_edges")
 
 
-def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int) -> DeleteReport:
+def purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int) -> DeleteReport:
     """Delete everything listed in the temp tables, children before parents."""
     conn.execute(
         "DELETE FROM edge_sources WHERE edge_id IN (SELECT id FROM del_edges) "
         "OR data_id IN (SELECT id FROM del_data)"
     )
+    # explicit: the bulk forget of a dataset runs purge without the foreign keys' cascades
+    conn.execute("DELETE FROM derived_edges WHERE edge_id IN (SELECT id FROM del_edges)")
     edges = conn.execute("DELETE FROM edges WHERE id IN (SELECT id FROM del_edges)").rowcount
     conn.execute(
         "DELETE FROM node_sources WHERE node_id IN (SELECT id FROM del_nodes) "
@@ -264,11 +268,7 @@ def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int)
         (dropped_dataset,),
     )
     if dropped_dataset is not None:
-        conn.execute(
-            "INSERT INTO vector_log (collection, dataset_id, node_id, op) "
-            "VALUES (NULL, ?, NULL, 'drop')",
-            (dropped_dataset,),
-        )
+        log_dataset_drop(conn, dropped_dataset, log_keep)
     prune_vector_log(conn, log_keep)
     vectors = conn.execute(
         "DELETE FROM vectors WHERE node_id IN (SELECT id FROM del_nodes)"
@@ -280,67 +280,32 @@ def _purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int)
     lexical = conn.execute(
         "DELETE FROM lexical_docs WHERE node_id IN (SELECT id FROM del_nodes)"
     ).rowcount
+    conn.execute("DELETE FROM derived_nodes WHERE node_id IN (SELECT id FROM del_nodes)")
     nodes = conn.execute("DELETE FROM nodes WHERE id IN (SELECT id FROM del_nodes)").rowcount
     conn.execute("DELETE FROM kv_cache WHERE data_id IN (SELECT id FROM del_data)")
     data = conn.execute("DELETE FROM data WHERE id IN (SELECT id FROM del_data)").rowcount
-    _reset_temp(conn)
+    reset_temp(conn)
     return DeleteReport(
         data_records=data, nodes=nodes, edges=edges, vectors=vectors, lexical_rows=lexical
     )
 
 
-def delete_data(conn: sqlite3.Connection, data_id: UUID, log_keep: int) -> DeleteReport:
-    _reset_temp(conn)
-    if not run_unit(conn, partial(shared.collect_data, SQLITE, data_id)):
-        return DeleteReport()
-    run_unit(conn, partial(shared.collect_dependants, SQLITE))
-    return _purge(conn, None, log_keep)
-
-
-#: A dataset's rows by its id: every node and edge of a dataset carries it, and provenance and
-#: full-text rows hang off them, so dropping a whole dataset needs no temp-table collection and
-#: no "what else supports it" search (those are :func:`delete_data`'s). Children before parents.
-_DATASET_ROWS = (
-    ("edge_sources", "edge_id IN (SELECT id FROM edges WHERE dataset_id = ?)"),
-    ("edge_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
-    ("edges", "dataset_id = ?"),
-    ("node_sources", "node_id IN (SELECT id FROM nodes WHERE dataset_id = ?)"),
-    ("node_sources", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
-    ("vectors", "node_id IN (SELECT id FROM nodes WHERE dataset_id = ?)"),
-    ("lexical_fts", "rowid IN (SELECT id FROM lexical_docs WHERE dataset_id = ?)"),
-    ("lexical_docs", "dataset_id = ?"),
-    ("nodes", "dataset_id = ?"),
-    ("kv_cache", "data_id IN (SELECT id FROM data WHERE dataset_id = ?)"),
-    ("data", "dataset_id = ?"),
-    ("pipeline_runs", "dataset_id = ?"),
-)
-
-
-def delete_dataset(conn: sqlite3.Connection, dataset_id: UUID, log_keep: int) -> DeleteReport:
-    """Drop a dataset in one transaction with set-based deletes by its id (bulk: a 100k-chunk
-    dataset in seconds, where collecting it row by row into temp tables took minutes)."""
-    ds = str(dataset_id)
-    if conn.execute("SELECT 1 FROM datasets WHERE id = ?", (ds,)).fetchone() is None:
-        return DeleteReport()
-    # A dropped dataset is logged once (readers evict its matrices) instead of per vector.
+def log_dataset_drop(conn: sqlite3.Connection, dataset_id: str, log_keep: int) -> None:
+    """A dropped dataset is logged once (readers evict its matrices) instead of per vector."""
     conn.execute(
         "INSERT INTO vector_log (collection, dataset_id, node_id, op) "
         "VALUES (NULL, ?, NULL, 'drop')",
-        (ds,),
+        (dataset_id,),
     )
     prune_vector_log(conn, log_keep)
-    counts: dict[str, int] = {}
-    for table, where in _DATASET_ROWS:
-        gone = conn.execute(f"DELETE FROM {table} WHERE {where}", (ds,)).rowcount
-        counts[table] = counts.get(table, 0) + gone
-    conn.execute("DELETE FROM datasets WHERE id = ?", (ds,))
-    return DeleteReport(
-        data_records=counts["data"],
-        nodes=counts["nodes"],
-        edges=counts["edges"],
-        vectors=counts["vectors"],
-        lexical_rows=counts["lexical_docs"],
-    )
+
+
+def delete_data(conn: sqlite3.Connection, data_id: UUID, log_keep: int) -> DeleteReport:
+    reset_temp(conn)
+    if not run_unit(conn, partial(shared.collect_data, SQLITE, data_id)):
+        return DeleteReport()
+    run_unit(conn, partial(shared.collect_dependants, SQLITE))
+    return purge(conn, None, log_keep)
 
 
 def delete_everything(conn: sqlite3.Connection, log_keep: int) -> None:

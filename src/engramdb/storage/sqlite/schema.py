@@ -19,8 +19,21 @@ import sqlite3
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.migrations import Migration, latest_version, pending, record_sql
 
-__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "applied_versions", "apply_migrations"]
+__all__ = [
+    "LATEST_VERSION",
+    "LEXICAL_FTS_DDL",
+    "MIGRATIONS",
+    "Migration",
+    "applied_versions",
+    "apply_migrations",
+]
 
+
+#: The full-text table (created by migration 1; the bulk forget of a dataset drops and recreates
+#: it with this same statement when it keeps fewer rows than it deletes).
+LEXICAL_FTS_DDL = """CREATE VIRTUAL TABLE lexical_fts USING fts5(
+            text, tokenize = 'unicode61 remove_diacritics 2'
+        )"""
 
 _V1_CORE = Migration(
     1,
@@ -145,9 +158,7 @@ _V1_CORE = Migration(
             UNIQUE (node_id, collection)
         )""",
         "CREATE INDEX lexical_docs_by_dataset ON lexical_docs(dataset_id, collection)",
-        """CREATE VIRTUAL TABLE lexical_fts USING fts5(
-            text, tokenize = 'unicode61 remove_diacritics 2'
-        )""",
+        LEXICAL_FTS_DDL,
         """CREATE TABLE locks (
             name TEXT PRIMARY KEY,
             owner TEXT NOT NULL,

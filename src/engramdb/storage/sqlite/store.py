@@ -62,7 +62,7 @@ from engramdb.storage.dialect import SQLITE
 from engramdb.storage.lending import lent_or
 from engramdb.storage.migrations import pending
 from engramdb.storage.sql.unit import UnitFactory
-from engramdb.storage.sqlite import derived, documents, edits, graph, maintenance, staging
+from engramdb.storage.sqlite import bulk, derived, documents, edits, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
 from engramdb.storage.sqlite.ann import DEFAULT_THRESHOLD as DEFAULT_ANN_THRESHOLD
 from engramdb.storage.sqlite.database import Database, damaged, is_busy, translate_error
@@ -177,9 +177,8 @@ class SqliteStore(StoreCore):
     # --- datasets ------------------------------------------------------------------------------
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
-        report = await self._write(
-            partial(documents.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
-        )
+        work = partial(bulk.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
+        report = await asyncio.to_thread(self._db.write, work, foreign_keys=False)
         await asyncio.to_thread(self._vectors.ann_files.remove, str(dataset_id))
         return report
 
