@@ -100,6 +100,7 @@ class Engine:
     get_node = EngineVerb("get_node")
     visualize_graph = EngineVerb("visualize_graph")
     list_conflicts = EngineVerb("list_conflicts")
+    list_improve_runs = EngineVerb("list_improve_runs")
     resolve_conflict = EngineVerb("resolve_conflict")
     remember_skill = EngineVerb("remember_skill")
     remember_skills = EngineVerb("remember_skills")

@@ -47,6 +47,7 @@ __all__ = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_improve_runs",
     "list_sql_connections",
     "list_tenants",
     "list_users",
@@ -117,6 +118,7 @@ get_graph = _top["get_graph"]
 get_node = _top["get_node"]
 visualize_graph = _top["visualize_graph"]
 list_conflicts = _top["list_conflicts"]
+list_improve_runs = _top["list_improve_runs"]
 resolve_conflict = _top["resolve_conflict"]
 remember_skill = _top["remember_skill"]
 remember_skills = _top["remember_skills"]

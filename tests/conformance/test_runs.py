@@ -7,6 +7,7 @@ from uuid import uuid4
 
 import pytest
 
+from engramdb.models.improve import StageResult
 from engramdb.models.records import Dataset, RunStatus
 from engramdb.storage.base import Store
 
@@ -24,6 +25,18 @@ async def test_run_lifecycle(store: Store, dataset: Dataset) -> None:
     assert done.counts == {"chunks": 3, "nodes": 5}
     assert done.finished_at is not None and done.finished_at >= done.started_at
     assert done.finished_at.utcoffset() is not None
+
+
+async def test_a_finished_run_keeps_its_stage_results(store: Store, dataset: Dataset) -> None:
+    run = await store.start_run(dataset.id, "improve", graph_writing=False)
+    assert run.stages == []
+    stages = [
+        StageResult(stage="global_context_index", status="completed", counts={"b": 2}),
+        StageResult(stage="review_conflicts", status="skipped", reason="turned_off"),
+    ]
+    await store.finish_run(run.id, RunStatus.COMPLETED, stages=stages)
+    (done,) = await store.list_runs([dataset.id])
+    assert done.stages == stages
 
 
 async def test_errored_run_keeps_its_error(store: Store, dataset: Dataset) -> None:

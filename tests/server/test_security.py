@@ -41,6 +41,10 @@ def test_every_route_needs_an_api_key(live_server: LiveServer, method: str, path
         assert response.headers["www-authenticate"] == "Bearer"
 
 
+#: Routes that take the dataset as ``?dataset_id=``.
+_BY_QUERY = ("/api/v1/conflicts", "/api/v1/improve/runs")
+
+
 def test_the_route_list_is_what_the_issue_asked_for() -> None:
     # a route in the document is a route that is built and tested (no stubs)
     assert sorted(f"{m} {p}" for m, p in _ROUTES) == [
@@ -60,6 +64,7 @@ def test_the_route_list_is_what_the_issue_asked_for() -> None:
         "GET /api/v1/datasets/{dataset_id}/has-data",
         "GET /api/v1/graph",
         "GET /api/v1/graph/view",
+        "GET /api/v1/improve/runs",
         "GET /api/v1/nodes/{node_id}",
         "GET /api/v1/runs/{run_id}",
         "GET /api/v1/sessions",
@@ -161,6 +166,7 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
             ),
             ("DELETE", f"/api/v1/datasets/{ds}/grants/{uuid4()}/read", None, ds),
             ("GET", "/api/v1/conflicts", None, ds),
+            ("GET", "/api/v1/improve/runs", None, ds),
             ("GET", f"/api/v1/skills/{ids['skill']}", None, ids["skill"]),
             ("GET", f"/api/v1/runs/{ids['run']}", None, ids["run"]),
             ("GET", f"/api/v1/graph?dataset_ids={ds}", None, ds),
@@ -171,10 +177,10 @@ def test_another_users_ids_look_exactly_like_unknown_ids(
     with live_server.client(bob) as b_client:
         for real_probe, fake_probe in zip(probes(real), probes(fake), strict=True):
             method, path, body, real_id = real_probe
-            params = {"dataset_id": real_id} if path == "/api/v1/conflicts" else None
+            params = {"dataset_id": real_id} if path in _BY_QUERY else None
             got_real = b_client.request(method, path, json=body, params=params)
             method, path, body, fake_id = fake_probe
-            params = {"dataset_id": fake_id} if path == "/api/v1/conflicts" else None
+            params = {"dataset_id": fake_id} if path in _BY_QUERY else None
             got_fake = b_client.request(method, path, json=body, params=params)
             _same_refusal(got_real, got_fake, real_id, fake_id)
         # and nothing of Alice's leaks into Bob's own view of the world

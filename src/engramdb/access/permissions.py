@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from engramdb.errors import ConflictError, PermissionDeniedError
+from engramdb.errors import ConflictError, DatasetNotFoundError, PermissionDeniedError
 from engramdb.models.access import PERMISSIONS, Permission, validate_permission
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.storage.base import Store, Subgraph
@@ -35,6 +35,7 @@ from engramdb.validation import validate_dataset_name, validate_uuid
 __all__ = [
     "accessible_datasets",
     "check",
+    "dataset_for_read",
     "dataset_for_write",
     "denied",
     "own_dataset",
@@ -139,6 +140,18 @@ async def owned_datasets(store: Store, user: User) -> list[Dataset]:
     """The user's own datasets in the tenant they work in, oldest first."""
     scope = await store.membership(user.id)
     return [d for d in await store.list_datasets(user.id) if _in_scope(scope, d)]
+
+
+async def dataset_for_read(store: Store, user: User, ref: str | UUID) -> Dataset:
+    """The dataset a reading verb (list_conflicts, list_improve_runs) names: a UUID needs read
+    permission (else PermissionDeniedError, the same for an unknown id); a name is one of the
+    user's own datasets (else DatasetNotFoundError)."""
+    if isinstance(ref, UUID):
+        return await check(user, ref, "read", store=store)
+    found = await own_dataset(store, user, ref)
+    if found is None:
+        raise DatasetNotFoundError(f"dataset {str(ref)!r} not found", missing=[str(ref)])
+    return found
 
 
 async def dataset_for_write(store: Store, user: User, ref: str | UUID) -> Dataset:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from uuid import UUID
-
-from engramdb.access.permissions import check, own_dataset, readable_datasets
+from engramdb.access.permissions import check, dataset_for_read, readable_datasets
 from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER, conflict_from_node, load_conflicts
 from engramdb.engine import Engine
 from engramdb.errors import (
-    DatasetNotFoundError,
     EngramValidationError,
     NotFoundError,
     PermissionDeniedError,
 )
 from engramdb.models.conflicts import FactConflict
-from engramdb.models.records import Dataset, User
 from engramdb.models.requests.graph import ListConflictsRequest, ResolveConflictRequest
 from engramdb.storage.base import DerivedWrite
 from engramdb.validation import validate_uuid
@@ -42,7 +38,7 @@ async def list_conflicts(engine: Engine, request: ListConflictsRequest) -> list[
     datasets = (
         await readable_datasets(engine.store, owner)
         if request.dataset is None
-        else [await _dataset(engine, owner, request.dataset)]
+        else [await dataset_for_read(engine.store, owner, request.dataset)]
     )
     found = await load_conflicts(engine.store, [d.id for d in datasets])
     return [c for c in found if request.status is None or c.status == request.status]
@@ -83,15 +79,3 @@ async def resolve_conflict(engine: Engine, request: ResolveConflictRequest) -> F
     )
     await store.write_derived(DerivedWrite(dataset.id, OWNER, nodes=[updated]))
     return conflict_from_node(updated)
-
-
-async def _dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset:
-    store = engine.store
-    found: Dataset | None
-    if isinstance(ref, UUID):  # another user's dataset needs a read grant (engramdb.access)
-        return await check(owner, ref, "read", store=store)
-    else:
-        found = await own_dataset(store, owner, ref)
-    if found is None:
-        raise DatasetNotFoundError(f"dataset {str(ref)!r} not found", missing=[str(ref)])
-    return found

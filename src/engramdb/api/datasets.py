@@ -13,9 +13,10 @@ from uuid import UUID
 from engramdb.access.permissions import accessible_datasets, check, readable_datasets
 from engramdb.engine import Engine
 from engramdb.errors import PermissionDeniedError
+from engramdb.improvement.runner import IMPROVE_PIPELINE
 from engramdb.ingest.pipeline import staged_data_id
 from engramdb.models.datasets import Data, PipelineRunStatus
-from engramdb.models.records import DataRecord, Dataset, RunStatus, User
+from engramdb.models.records import DataRecord, Dataset, RunStatus, User, chunk_id
 from engramdb.models.requests import ListDatasetsRequest
 from engramdb.models.requests.datasets import (
     DeleteAllRequest,
@@ -26,7 +27,8 @@ from engramdb.models.requests.datasets import (
     HasDataRequest,
     ListDataRequest,
 )
-from engramdb.storage.base import StagedItem
+from engramdb.storage.base import StagedItem, Store
+from engramdb.viz.select import human_labels
 
 __all__ = [
     "PIPELINES",
@@ -44,7 +46,7 @@ __all__ = [
 #: cognee's pipeline names -> the names of engramdb's runs that stand for them.
 PIPELINES: dict[str, tuple[str, ...]] = {
     "cognify_pipeline": ("remember",),
-    "memify_pipeline": ("improve",),
+    "memify_pipeline": (IMPROVE_PIPELINE,),
 }
 
 _STATUS = {
@@ -70,8 +72,17 @@ async def list_data(engine: Engine, request: ListDataRequest) -> list[Data]:
     PermissionDeniedError for a dataset you may not read (the same for an unknown id)."""
     owner = await engine.resolve_user(request.user)
     dataset = await check(owner, request.dataset_id, "read", store=engine.store)
-    built = [_built(r) for r in await engine.store.list_data(dataset.id)]
+    records = await engine.store.list_data(dataset.id)
+    titles = await _titles(engine.store, records)
+    built = [_built(r, titles.get(r.id, r.name)) for r in records]
     return built + [_pending(i) for i in await engine.store.list_staged(dataset.id)]
+
+
+async def _titles(store: Store, records: list[DataRecord]) -> dict[UUID, str]:
+    """Each built item's title: the graph view's label of its document node, read from the
+    document and its first chunk (the nodes :func:`human_labels` names it from)."""
+    ids = [r.id for r in records] + [chunk_id(r.id, 0) for r in records]
+    return human_labels(await store.get_nodes(ids))
 
 
 async def has_data(engine: Engine, request: HasDataRequest) -> bool:
@@ -208,7 +219,7 @@ def _extension(name: str, mime_type: str) -> str:
     return suffix or ("txt" if mime_type.startswith("text/") else "")
 
 
-def _built(record: DataRecord) -> Data:
+def _built(record: DataRecord, title: str) -> Data:
     return Data(
         id=record.id,
         name=record.name,
@@ -224,6 +235,7 @@ def _built(record: DataRecord) -> Data:
         importance_weight=record.importance_weight,
         chunk_count=record.chunk_count,
         status="completed",
+        title=title,
     )
 
 
@@ -245,4 +257,5 @@ def _pending(item: StagedItem) -> Data:
         node_set=[str(t) for t in tags] if isinstance(tags, list) else [],
         importance_weight=float(weight) if isinstance(weight, int | float) else 0.5,
         status="pending",
+        title=item.name,  # not built: no chunk to take its first words from yet
     )

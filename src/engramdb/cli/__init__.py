@@ -17,6 +17,7 @@ from engramdb.cli.cognee import register as register_cognee
 from engramdb.cli.confirm import YesOpt, confirm
 from engramdb.cli.framework import CliTyper
 from engramdb.cli.messages import fail, render_error
+from engramdb.cli.runs import register as register_runs
 from engramdb.cli.store import register as register_store
 from engramdb.cli.tables import print_table
 from engramdb.cli.ui import register as register_ui
@@ -578,6 +579,7 @@ register_cognee(app)
 register_store(app, _run, _configure)
 register_archive(app, _run, _configure)
 register_ui(app, _run, _configure)
+register_runs(app, _run, _configure)
 
 
 def main() -> None:

@@ -36,11 +36,14 @@ from engramdb.observability.tracing import mark_error, set_attributes, span
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["STAGE_SPAN", "improve_dataset", "run_improve"]
+__all__ = ["IMPROVE_PIPELINE", "STAGE_SPAN", "improve_dataset", "run_improve"]
 
 logger = logging.getLogger(__name__)
 
 _FATAL_STAGE = "persist_session_qa"
+
+#: The name improve() records its runs under (``pipeline_runs.pipeline``; list_improve_runs).
+IMPROVE_PIPELINE = "improve"
 
 #: Each stage's span is ``engramdb.improve.<stage>`` (skipped stages too, with their reason).
 STAGE_SPAN = "engramdb.improve."
@@ -63,7 +66,7 @@ async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
 
 async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResult:
     store = ctx.store
-    run = await store.start_run(ctx.dataset.id, "improve", graph_writing=False)
+    run = await store.start_run(ctx.dataset.id, IMPROVE_PIPELINE, graph_writing=False)
     stages: list[StageResult] = []
     stop_reason: str | None = None
     fatal: BaseException | None = None
@@ -92,6 +95,7 @@ async def _run_locked(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
         error_class=None if errored is None else errored.stage,
         error_message=None if errored is None else errored.error,
         counts={s.stage: 1 for s in stages if s.status == "completed"},
+        stages=stages,
     )
     if fatal is not None:
         fatal.improve_result = result  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from uuid import UUID
 from engramdb.artifacts.truth import ANCHOR_TYPE, ANCHORS, OWNER, STATE_KEY
 from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
 from engramdb.improvement.learning import ACCEPTED_CONFIDENCE, PERSONAL_SECTIONS
-from engramdb.models.records import DataRecord, Edge, Node, NodeType, stable_id
+from engramdb.models.records import DataRecord, Edge, Node, NodeType, chunk_id, stable_id
 from engramdb.models.sessions import ContextRecord, EntryMark
 from engramdb.storage.base import DerivedWrite, Store
 
@@ -63,7 +63,7 @@ async def _learnings_texts(store: Store, docs: Sequence[DataRecord]) -> dict[UUI
     the data id and chunk index, see ``graph_builder``)."""
     texts: dict[UUID, str] = {}
     for doc in docs:
-        ids = [stable_id("chunk", doc.id, i) for i in range(doc.chunk_count)]
+        ids = [chunk_id(doc.id, i) for i in range(doc.chunk_count)]
         chunks = await store.get_nodes(ids, provenance=False) if ids else []
         # each chunk alone, and all of them together (a statement across a chunk boundary)
         parts = [c.text for c in chunks]

@@ -36,6 +36,9 @@ from engramdb.models.records import (
     stable_id,
     utcnow,
 )
+from engramdb.models.records import (
+    chunk_id as chunk_node_id,
+)
 
 __all__ = [
     "DocumentPlan",
@@ -165,7 +168,7 @@ def _add_chunk(
     chunk: ChunkDraft,
     extraction: ChunkExtraction,
 ) -> None:
-    chunk_id = stable_id("chunk", data_id, chunk.index)
+    chunk_id = chunk_node_id(data_id, chunk.index)
     locator = {"chunk_index": chunk.index, "data_id": str(data_id), "document_name": doc.name}
     b.node(
         chunk_id,

@@ -25,7 +25,9 @@ class PipelineRunStatus(StrEnum):
 class Data(BaseModel):
     """One data item of a dataset, with cognee's ``Data`` attributes (``id``, ``name``,
     ``extension``, ``mime_type``, ``raw_data_location``, ``dataset_id``, ``created_at``...) and
-    engramdb's (``status``: ``"completed"`` once built, ``"pending"`` when only added)."""
+    engramdb's (``status``: ``"completed"`` once built, ``"pending"`` when only added;
+    ``title``: the name a person reads, the same as the graph view's: a pasted text stored as
+    ``text_<hash>`` is titled by its first words, see :func:`engramdb.viz.select.human_labels`)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -46,6 +48,7 @@ class Data(BaseModel):
     importance_weight: float = 0.5
     chunk_count: int = 0
     status: Literal["completed", "pending"] = "completed"
+    title: str | None = None
 
 
 class UpdateFallback(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
@@ -19,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-__all__ = ["ImproveResult", "RunStatus", "StageResult", "StageStatus"]
+__all__ = ["ImproveResult", "ImproveRun", "RunStatus", "StageResult", "StageStatus", "run_status"]
 
 StageStatus = Literal["completed", "already_completed", "skipped", "errored"]
 RunStatus = Literal["running", "completed", "skipped", "errored"]
@@ -118,12 +119,7 @@ class ImproveResult(BaseModel):
         raw return of the ``custom_tasks`` stage's first pass."""
         self.stages = list(stages)
         self._memify_run = dict(memify_run or {})
-        if any(s.status == "errored" for s in stages):
-            self.status = "errored"
-        elif stages and all(s.status == "skipped" for s in stages):
-            self.status = "skipped"
-        else:
-            self.status = "completed"
+        self.status = run_status(stages)
 
     @property
     def memify_run(self) -> dict[str, Any]:
@@ -136,6 +132,35 @@ class ImproveResult(BaseModel):
             stacklevel=2,
         )
         return dict(self._memify_run)
+
+
+def run_status(stages: list[StageResult]) -> RunStatus:
+    """A finished run's status from its stages: ``errored`` if any stage errored, ``skipped``
+    if every stage was skipped, ``completed`` otherwise."""
+    if any(s.status == "errored" for s in stages):
+        return "errored"
+    if stages and all(s.status == "skipped" for s in stages):
+        return "skipped"
+    return "completed"
+
+
+class ImproveRun(BaseModel):
+    """One past improve() run of a dataset, as recorded (``list_improve_runs()``).
+
+    ``status`` is ``running`` while it runs, then :func:`run_status` of its stages; a run that
+    was cancelled or whose process died is ``errored`` with ``error`` saying why and no stages.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: UUID
+    dataset_id: UUID
+    dataset_name: str
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime | None = None
+    error: str | None = None
+    stages: list[StageResult] = Field(default_factory=list)
 
 
 def _jsonable(value: Any) -> Any:

@@ -9,6 +9,8 @@ from uuid import UUID, uuid5
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engramdb.models.improve import StageResult
+
 __all__ = [
     "DEFAULT_IMPORTANCE_WEIGHT",
     "NAMESPACE",
@@ -20,6 +22,7 @@ __all__ = [
     "PipelineRun",
     "RunStatus",
     "User",
+    "chunk_id",
     "edge_id",
     "stable_id",
     "utcnow",
@@ -35,6 +38,11 @@ NAMESPACE = UUID("6f1d7c1e-6a43-5d0b-9a57-0d1f3e2b8c11")
 def stable_id(*parts: object) -> UUID:
     """A deterministic UUID from identity fields: re-extraction upserts, never duplicates."""
     return uuid5(NAMESPACE, "\x1f".join(str(p) for p in parts))
+
+
+def chunk_id(data_id: UUID, index: int) -> UUID:
+    """The id of chunk ``index`` (0 first) of the ingested item ``data_id``."""
+    return stable_id("chunk", data_id, index)
 
 
 def edge_id(source: UUID, relation: str, target: UUID) -> UUID:
@@ -112,6 +120,8 @@ class PipelineRun(_Record):
     counts: dict[str, int] = Field(default_factory=dict)
     started_at: datetime
     finished_at: datetime | None = None
+    #: An improve run's stage results (empty for other runs and while it runs).
+    stages: list[StageResult] = Field(default_factory=list)
 
 
 class NodeType(StrEnum):

@@ -23,6 +23,7 @@ from typing import Literal
 from uuid import UUID
 
 from engramdb.errors import EngramValidationError
+from engramdb.models.improve import StageResult
 from engramdb.models.records import Dataset, Edge, Node, PipelineRun, RunStatus, User
 from engramdb.models.sessions import EntryMark
 from engramdb.storage import rules
@@ -104,10 +105,13 @@ class StoreCore(
         error_class: str | None = None,
         error_message: str | None = None,
         counts: dict[str, int] | None = None,
+        stages: Sequence[StageResult] | None = None,
     ) -> None:
         """Unknown run ids are ignored (the dataset may have been deleted meanwhile)."""
         final = rules.finished_status(status)
-        await self._finish_run(run_id, final, error_class, error_message, dict(counts or {}))
+        await self._finish_run(
+            run_id, final, error_class, error_message, dict(counts or {}), list(stages or [])
+        )
 
     async def list_runs(self, dataset_ids: Sequence[UUID]) -> list[PipelineRun]:
         if not dataset_ids:

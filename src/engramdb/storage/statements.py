@@ -160,11 +160,12 @@ def set_feedback(d: SqlDialect) -> str:
 
 @cache
 def finish_run(d: SqlDialect) -> str:
-    """Bound to (status, error_class, error_message, counts JSON, finished_at, run id)."""
+    """Bound to (status, error_class, error_message, counts JSON, stages JSON, finished_at,
+    run id)."""
     p = d.param
     return (
         f"UPDATE pipeline_runs SET status = {p}, error_class = {p}, error_message = {p}, "
-        f"counts = {d.json_param()}, finished_at = {p} WHERE id = {p}"
+        f"counts = {d.json_param()}, stages = {d.json_param()}, finished_at = {p} WHERE id = {p}"
     )
 
 

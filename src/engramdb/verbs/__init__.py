@@ -14,12 +14,13 @@ from pydantic import Field
 from engramdb.models.access import ApiKeyInfo, Grant, Role, Tenant
 from engramdb.models.conflicts import FactConflict
 from engramdb.models.datasets import Data
-from engramdb.models.improve import ImproveResult
+from engramdb.models.improve import ImproveResult, ImproveRun
 from engramdb.models.records import Dataset, Node, User
 from engramdb.models.requests import (
     ForgetRequest,
     ImproveRequest,
     ListDatasetsRequest,
+    ListImproveRunsRequest,
     RecallRequest,
     RememberRequest,
 )
@@ -235,6 +236,14 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         wire_extra=_IMPROVE_DEPRECATED_WIRE,
         encoded_locals=frozenset(_IMPROVE_DEPRECATED_WIRE),
         http=Http("POST", f"{_API}/improve", tags=("memory",), custom=True),
+        dataset_field="dataset",
+    ),
+    Verb(
+        "list_improve_runs",
+        ListImproveRunsRequest,
+        "engramdb.api.improve_runs:list_improve_runs",
+        list[ImproveRun],
+        http=Http("GET", f"{_API}/improve/runs", tags=("memory",)),
         dataset_field="dataset",
     ),
     Verb(

@@ -116,6 +116,7 @@ EXPECTED_ALL = [
     "list_conflicts",
     "list_datasets",
     "list_grants",
+    "list_improve_runs",
     "list_sql_connections",
     "list_tenants",
     "list_users",

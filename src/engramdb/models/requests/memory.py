@@ -43,6 +43,7 @@ __all__ = [
     "ForgetRequest",
     "ImproveRequest",
     "ListDatasetsRequest",
+    "ListImproveRunsRequest",
     "RecallRequest",
     "RememberRequest",
 ]
@@ -198,6 +199,16 @@ class ForgetRequest(VerbRequest):
         default=None, description="A dataset of yours by name, or any you may delete by UUID."
     )
     data_id: UUID | None = None
+    user: UserOption = None
+
+
+class ListImproveRunsRequest(VerbRequest):
+    """``list_improve_runs()``: past improve runs with their stages, newest first."""
+
+    positional: ClassVar[tuple[str, ...]] = ("dataset",)
+
+    dataset: DatasetRef | None = None
+    limit: Annotated[int, Field(strict=True, ge=1, le=1000)] = 50
     user: UserOption = None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from engramdb.errors import FeatureNotAvailableError, error_class_name, scrub_secrets
+from engramdb.models.improve import StageResult
 from engramdb.models.records import PipelineRun, RunStatus
 from engramdb.storage.capabilities import Capability
 from engramdb.storage.dialect import SqlDialect
@@ -88,8 +89,10 @@ class OperationsStore(ABC):
         error_class: str | None = None,
         error_message: str | None = None,
         counts: dict[str, int] | None = None,
+        stages: Sequence[StageResult] | None = None,
     ) -> None:
-        """Mark a run completed or errored. ``error_message`` must already be scrubbed."""
+        """Mark a run completed or errored. ``error_message`` must already be scrubbed;
+        ``stages`` are an improve run's stage results (read back by :meth:`list_runs`)."""
 
     async def fail_run(
         self, run_id: UUID, exc: BaseException, *, counts: dict[str, int] | None = None

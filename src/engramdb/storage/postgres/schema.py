@@ -424,6 +424,12 @@ _V8_SERVED_GUIDANCE = Migration(
     ("ALTER TABLE session_qa ADD COLUMN used_context_ids uuid[] NOT NULL DEFAULT '{}'",),
 )
 
+_V9_RUN_STAGES = Migration(
+    9,
+    "pipeline runs keep the stage results of an improve run (list_improve_runs)",
+    ("ALTER TABLE pipeline_runs ADD COLUMN stages jsonb NOT NULL DEFAULT '[]'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
@@ -433,6 +439,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V6_TENANTS,
     _V7_TOOLS,
     _V8_SERVED_GUIDANCE,
+    _V9_RUN_STAGES,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

@@ -21,6 +21,7 @@ from functools import partial
 from uuid import UUID, uuid4
 
 from engramdb.errors import ConflictError, DatasetNotFoundError, NotFoundError, StorageError
+from engramdb.models.improve import StageResult
 from engramdb.models.records import DataRecord, Dataset, PipelineRun, RunStatus, User, utcnow
 from engramdb.storage import statements as stmt
 from engramdb.storage.dialect import SqlDialect
@@ -201,7 +202,7 @@ def list_data(d: SqlDialect, dataset_id: UUID) -> Unit[list[DataRecord]]:
 
 def record_run(d: SqlDialect, run: PipelineRun) -> Unit[None]:
     values = ", ".join(
-        d.json_param() if c == "counts" else d.param for c in RUN_COLUMNS.split(", ")
+        d.json_param() if c in ("counts", "stages") else d.param for c in RUN_COLUMNS.split(", ")
     )
     yield from execute(
         f"INSERT INTO pipeline_runs ({RUN_COLUMNS}) VALUES ({values})",
@@ -217,7 +218,12 @@ def record_run(d: SqlDialect, run: PipelineRun) -> Unit[None]:
         json.dumps(dict(run.counts)),
         run.started_at,
         run.finished_at,
+        _stages_json(run.stages),
     )
+
+
+def _stages_json(stages: Sequence[StageResult]) -> str:
+    return json.dumps([s.model_dump(mode="json") for s in stages])
 
 
 def finish_run(
@@ -227,6 +233,7 @@ def finish_run(
     error_class: str | None,
     error_message: str | None,
     counts: dict[str, int],
+    stages: Sequence[StageResult],
 ) -> Unit[None]:
     yield from execute(
         stmt.finish_run(d),
@@ -234,6 +241,7 @@ def finish_run(
         error_class,
         error_message,
         json.dumps(counts),
+        _stages_json(stages),
         utcnow(),
         run_id,
     )
@@ -342,9 +350,12 @@ class RecordMethods(UnitPort):
         error_class: str | None,
         error_message: str | None,
         counts: dict[str, int],
+        stages: list[StageResult],
     ) -> None:
         await self._write_unit(
-            partial(finish_run, self.dialect, run_id, status, error_class, error_message, counts)
+            partial(
+                finish_run, self.dialect, run_id, status, error_class, error_message, counts, stages
+            )
         )
 
     async def _list_runs(self, dataset_ids: list[UUID]) -> list[PipelineRun]:

@@ -41,7 +41,7 @@ DATA_COLUMNS = (
 )
 RUN_COLUMNS = (
     "id, dataset_id, pipeline, status, graph_writing, error_class, error_message, pid, "
-    "hostname, counts, started_at, finished_at"
+    "hostname, counts, started_at, finished_at, stages"
 )
 KEY_COLUMNS = "id, user_id, name, prefix, created_at, revoked_at, secret_hash"
 GRANT_COLUMNS = "dataset_id, grantee_id, permission, granted_by, created_at, grantee_kind"
@@ -157,6 +157,7 @@ def row_to_run(row: Row) -> PipelineRun:
         counts=as_json(row[9], {}),
         started_at=as_time(row[10]),
         finished_at=maybe_time(row[11]),
+        stages=as_json(row[12], []),
     )
 
 

@@ -471,6 +471,12 @@ _V11_SERVED_GUIDANCE = Migration(
     ("ALTER TABLE session_qa ADD COLUMN used_context_ids TEXT NOT NULL DEFAULT '[]'",),
 )
 
+_V12_RUN_STAGES = Migration(
+    12,
+    "pipeline runs keep the stage results of an improve run (list_improve_runs)",
+    ("ALTER TABLE pipeline_runs ADD COLUMN stages TEXT NOT NULL DEFAULT '[]'",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_CACHE,
@@ -483,6 +489,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V9_TENANTS,
     _V10_TOOLS,
     _V11_SERVED_GUIDANCE,
+    _V12_RUN_STAGES,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 
