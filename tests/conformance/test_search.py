@@ -88,6 +88,25 @@ async def test_vector_collections_are_separate(store: Store, dataset: Dataset) -
     assert hits[0].node_id == doc.chunks[0].id
 
 
+async def test_node_vectors_reads_back_what_was_written(
+    store: Store, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    rng = np.random.default_rng(16)
+    doc = make_doc(dataset.id, ["a", "b", "c"], rng=rng)
+    other = make_doc(other_dataset.id, ["d"], rng=rng)
+    await store.write_document(doc.write)
+    await store.write_document(other.write)
+    ids = [c.id for c in doc.chunks]
+    found = await store.node_vectors("chunks", [*ids, other.chunks[0].id], [dataset.id])
+    assert set(found) == set(ids)  # the other dataset's node is left out
+    for chunk, row in zip(doc.chunks, doc.vectors, strict=True):
+        np.testing.assert_allclose(found[chunk.id], row, rtol=1e-6)
+        assert found[chunk.id].dtype == np.float32
+    assert await store.node_vectors("summaries", ids, [dataset.id]) == {}
+    assert await store.node_vectors("chunks", [], [dataset.id]) == {}
+    assert await store.node_vectors("chunks", ids, []) == {}
+
+
 async def test_replaced_vector_is_searched_with_its_new_value(
     store: Store, dataset: Dataset
 ) -> None:

@@ -29,6 +29,8 @@ from tests.integration import (
     test_remember_recall,
     test_review_debounce,
     test_sessions,
+    test_truth_subspace,
+    test_truth_weight,
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.usefixtures("postgres_storage")]
@@ -54,6 +56,8 @@ _MODULES = (
     test_cognee_engine_objects,
     test_recall_node_name,
     test_review_debounce,
+    test_truth_subspace,
+    test_truth_weight,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -19,7 +19,9 @@ simplest useful version (see docs/improve.md):
 
 Anchors are marked ``internal`` (never a search hit or a fact of a triplet); graph completion
 shows them as an ``Established in conversation:`` block for the entities its facts name
-(:func:`engramdb.artifacts.truth.anchor_block`).
+(:func:`engramdb.artifacts.truth.anchor_block`). After the anchors, the stage rebuilds the
+dataset's centroid slots from them when they changed (:func:`engramdb.artifacts.truth_slots.
+refresh_slots`): HYBRID_COMPLETION's ``use_truth_weight`` ranks along those directions.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 from engramdb.artifacts.truth import ANCHOR_TYPE, ANCHORS, OWNER, STATE_KEY
+from engramdb.artifacts.truth_slots import refresh_slots
 from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
 from engramdb.improvement.learning import ACCEPTED_CONFIDENCE, PERSONAL_SECTIONS
 from engramdb.models.records import DataRecord, Edge, Node, NodeType, chunk_id, stable_id
@@ -93,7 +96,10 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
         if done:
             work.append((sid, done))
     if not work:
-        return StageOutcome("already_completed", "no_new_entries")
+        slots = await refresh_slots(store, ctx.engine.embedder, dataset)
+        if slots is None:
+            return StageOutcome("already_completed", "no_new_entries")
+        return StageOutcome(counts={"entries": 0, "anchors": 0, "slots": slots})
 
     data = await store.list_data(dataset.id)
     entities: list[Node] | None = None
@@ -168,10 +174,10 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
             marks={consumer: marks},
         )
     )
-    return StageOutcome(
-        counts={
-            "entries": len(marks),
-            "anchors": report.nodes_written,
-            "entities_linked": report.edges_written,
-        }
-    )
+    slots = await refresh_slots(store, ctx.engine.embedder, dataset)
+    counts = {
+        "entries": len(marks),
+        "anchors": report.nodes_written,
+        "entities_linked": report.edges_written,
+    }
+    return StageOutcome(counts=counts if slots is None else {**counts, "slots": slots})

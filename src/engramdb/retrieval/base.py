@@ -65,6 +65,12 @@ class RecallOptions:
         return bool(self.retriever_specific_config.get("use_importance_weight", True))
 
     @property
+    def use_truth_weight(self) -> bool:
+        """``retriever_specific_config["use_truth_weight"]``: HYBRID_COMPLETION ranks toward the
+        dataset's truth subspace (off unless asked, as in the reference)."""
+        return bool(self.retriever_specific_config.get("use_truth_weight", False))
+
+    @property
     def include_global_context_index(self) -> bool | None:
         """``retriever_specific_config["include_global_context_index"]`` (the reference's
         option): True for its prelude before the context, False for none, None (not given) for

@@ -31,7 +31,7 @@ Shared invariants (every function below states its own as well):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
@@ -55,6 +55,8 @@ __all__ = [
     "personal_factor",
     "rank_by_distance",
     "rank_by_score",
+    "truth_factor",
+    "truth_score",
     "uses_importance_weight",
     "weight_or_default",
 ]
@@ -169,6 +171,39 @@ def hybrid_importance_factor(importance_weight: float | None) -> float:
     increasing in ``w`` on [0, 1]; result in [0.5, 1.5].
     """
     return 0.5 + weight_or_default(importance_weight)
+
+
+def truth_score(chunk_coords: Sequence[float], query_coords: Sequence[float]) -> float:
+    """How well a chunk lines up with the truth-subspace directions the query points at, in
+    [0, 1]: the chunk's coordinate on each direction (its cosine with that centroid slot)
+    averaged with the query's coordinates as weights, negative query coordinates counting 0.
+
+    A weighted average, not the cosine of the two coordinate vectors: every coordinate of
+    related texts is positive, so that cosine would be ~1 for every chunk and rank nothing.
+
+    Invariants: ``0.5`` (neutral) when either side is empty or the query points at no
+    direction (every query coordinate <= 0); non-decreasing in each chunk coordinate where the
+    query's is positive; clamped to [0, 1].
+    """
+    if not chunk_coords or not query_coords:
+        return 0.5
+    weights = [max(float(q), 0.0) for q in query_coords]
+    total = sum(weights)
+    if total == 0.0:
+        return 0.5
+    weighted = sum(float(c) * w for c, w in zip(chunk_coords, weights, strict=False))
+    return min(1.0, max(0.0, weighted / total))
+
+
+def truth_factor(chunk_coords: Sequence[float], query_coords: Sequence[float]) -> float:
+    """Multiplier for a HIGHER-IS-BETTER hybrid score: ``0.75 + 0.5 * truth_score`` (the
+    reference's truth-subspace factor, applied with ``use_truth_weight``).
+
+    Invariants: exactly ``1.0`` when :func:`truth_score` is neutral (missing coordinates, a
+    query pointing at no direction); within [0.75, 1.25], so it reorders close matches and never
+    hides a strong one; non-decreasing in the chunk's alignment.
+    """
+    return 0.75 + 0.5 * truth_score(chunk_coords, query_coords)
 
 
 def feedback_factor(feedback_weight: float | None, influence: float) -> float:

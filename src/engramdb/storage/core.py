@@ -35,6 +35,7 @@ from engramdb.storage.sql.graph import GraphReads
 from engramdb.storage.sql.records import RecordMethods
 from engramdb.storage.sql.sessions import SessionReads
 from engramdb.storage.sql.tools import ToolMethods
+from engramdb.storage.sql.vector_reads import VectorReads
 from engramdb.storage.types import (
     EntityMerge,
     FeedbackReport,
@@ -57,6 +58,7 @@ class StoreCore(
     DerivedMethods,
     ToolMethods,
     ArchiveMethods,
+    VectorReads,
     Store,
 ):
     """Rules and argument checks shared by every backend (see the module docstring); the

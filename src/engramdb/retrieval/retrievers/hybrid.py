@@ -65,8 +65,9 @@ from engramdb.models.results import RecallResponse
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import BuiltContext, EvidenceItem, complete
-from engramdb.retrieval.dates import DateInterval, dates_from_metadata
+from engramdb.retrieval.document_dates import date_label, document_dates, label_dates
 from engramdb.retrieval.graph_rank import DEFAULT_WALK, GraphWalk, bridge_second, walk_chunks
+from engramdb.retrieval.hybrid_options import sized_config
 from engramdb.retrieval.passages import (
     STOPWORDS,
     WORD,
@@ -79,6 +80,7 @@ from engramdb.retrieval.passages import (
     terms,
 )
 from engramdb.retrieval.retrievers.chunks import NodeSetFilter, node_set_filter
+from engramdb.retrieval.truth_weight import truth_factors, weigh_by_truth
 from engramdb.storage.base import FloatArray, ScoredId, Store
 
 __all__ = [
@@ -222,6 +224,8 @@ class CandidatePool:
     facts: list[FactLine] = field(default_factory=list)
     #: Chunks the graph walk ranked, best first (empty when the graph lane is off).
     walked: list[UUID] = field(default_factory=list)
+    #: The query's embedding (None when no dataset searched holds vectors).
+    query_vector: FloatArray | None = None
 
 
 # --- candidates -------------------------------------------------------------------------------
@@ -257,6 +261,7 @@ async def gather_candidates(
     dense: list[ScoredId] = []
     summaries: list[ScoredId] = []
     entities: list[ScoredId] = []
+    vector: FloatArray | None = None
     try:
         searchable = _searchable(datasets, ctx)
         if searchable:
@@ -308,7 +313,9 @@ async def gather_candidates(
     ][: config.expand_chunks]
     if node_filter is not None:
         facts = await _facts_from_matching_chunks(ctx, facts, node_filter)
-    return CandidatePool(chunks=chunks, facts=facts, walked=[c for c, _ in walked])
+    return CandidatePool(
+        chunks=chunks, facts=facts, walked=[c for c, _ in walked], query_vector=vector
+    )
 
 
 async def _facts_from_matching_chunks(
@@ -405,37 +412,6 @@ async def _entity_lane(
     return chunks, lines[: config.max_fact_lines]
 
 
-async def document_dates(
-    ctx: RetrievalContext, chunks: Sequence[Node]
-) -> dict[str, list[DateInterval]]:
-    """The dates each chunk's document states in its ``external_metadata``, by data id (one
-    node read for all of them; documents without a date map to [])."""
-    data_ids: list[UUID] = []
-    for chunk in chunks:
-        raw = chunk.properties.get("data_id")
-        try:
-            data_ids.append(UUID(str(raw)))
-        except ValueError:
-            continue
-    docs = await ctx.store.get_nodes(list(dict.fromkeys(data_ids)))
-    out: dict[str, list[DateInterval]] = {}
-    for doc in docs:
-        metadata = doc.properties.get("external_metadata")
-        out[str(doc.id)] = dates_from_metadata(metadata if isinstance(metadata, dict) else None)
-    return out
-
-
-def date_label(interval: DateInterval) -> str:
-    """Compact human date: "8 May 2023", "May 2023" or "2019" (by granularity)."""
-    if interval.granularity == "day":
-        return f"{interval.start.day} {interval.start:%B %Y}"
-    if interval.granularity == "month" and interval.start.month == interval.end.month:
-        return f"{interval.start:%B %Y}"
-    if interval.granularity == "month":
-        return f"{interval.start:%B %Y} – {interval.end:%B %Y}"
-    return str(interval.start.year)
-
-
 # --- passages ---------------------------------------------------------------------------------
 
 
@@ -513,26 +489,6 @@ def order_items(
     return items
 
 
-async def label_dates(ctx: RetrievalContext, passages: Sequence[Passage]) -> None:
-    """Set each passage's ``date`` label from its document's metadata date, if any."""
-    dates = await document_dates(ctx, list({p.chunk.id: p.chunk for p in passages}.values()))
-    for p in passages:
-        found = dates.get(str(p.chunk.properties.get("data_id")), [])
-        p.date = date_label(found[0]) if found else None
-
-
-def _with_top_k(config: HybridConfig, opts: RecallOptions) -> HybridConfig:
-    """``top_k`` deepens the pool: at least that many chunks are expanded into passages."""
-    if opts.top_k <= config.expand_chunks:
-        return config
-    return replace(
-        config,
-        expand_chunks=opts.top_k,
-        dense_k=max(config.dense_k, opts.top_k),
-        lexical_k=max(config.lexical_k, opts.top_k),
-    )
-
-
 async def hybrid_context_items(
     ctx: RetrievalContext,
     opts: RecallOptions,
@@ -540,14 +496,16 @@ async def hybrid_context_items(
 ) -> list[ContextItem]:
     """The hybrid context for ``opts.query`` as items (text, chunk id, score, …) in final
     order, without rendering or completion. The benchmark reads these."""
-    config = _with_top_k(config, opts)
+    config = sized_config(config, opts)
     pool = await gather_candidates(ctx, opts.query, config, node_set_filter(opts))
     passages = pool_passages(pool, opts.query, opts, config)
+    factors = await truth_factors(ctx, opts, [c for c, _ in pool.chunks], pool.query_vector)
+    passages, chunk_order = weigh_by_truth(passages, pool.chunks, factors)
     if config.bridge_slot:
         passages = bridge_second(passages, pool.walked)
     if config.date_labels:
         await label_dates(ctx, passages)
-    return order_items(passages, [c for c, _ in pool.chunks], pool.facts, config)
+    return order_items(passages, chunk_order, pool.facts, config)
 
 
 def render_context(items: Sequence[ContextItem]) -> str:

@@ -44,3 +44,14 @@ class SearchStore(ABC):
     ) -> list[ScoredId]:
         """BM25 full-text search, best first; ``score`` is a relevance where higher is better.
         Any user text is accepted (query syntax characters are treated as words)."""
+
+    @abstractmethod
+    async def node_vectors(
+        self,
+        collection: str,
+        node_ids: Sequence[UUID],
+        dataset_ids: Sequence[UUID],
+    ) -> dict[UUID, FloatArray]:
+        """The stored vectors of ``node_ids`` in ``collection``, by node id, as float32 arrays
+        exactly as written; only nodes of ``dataset_ids`` (a node without a vector there, or
+        of another dataset, is left out). Empty id or dataset list: {}."""

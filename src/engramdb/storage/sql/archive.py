@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
 from uuid import UUID
-
-import numpy as np
 
 from engramdb.errors import ConflictError, NotFoundError, StorageError
 from engramdb.models.records import Dataset
@@ -19,14 +16,13 @@ from engramdb.storage.sql.records import dataset_by_id, dataset_by_name
 from engramdb.storage.sql.rows import edge_columns, node_columns, row_to_edge, row_to_node
 from engramdb.storage.sql.unit import Unit, all_rows, execute
 from engramdb.storage.sql.values import as_uuid
+from engramdb.storage.sql.vector_reads import EMBEDDING_COLUMN, as_vector
 from engramdb.storage.types import ArchivedGraph, StoredMark, VectorRow
 
 __all__ = ["ArchiveMethods", "archive_graph", "archive_vectors", "insert_dataset", "list_marks"]
 
 #: The full-text table of each backend: its name holds one row per (node, collection).
 _LEXICAL_TABLE = {"sqlite": "lexical_docs", "postgres": "lexical"}
-#: How each backend hands over a vector: SQLite's float32 blob, pgvector's text form.
-_EMBEDDING = {"sqlite": "embedding", "postgres": "embedding::text"}
 
 
 def archive_graph(d: SqlDialect, dataset_id: UUID) -> Unit[ArchivedGraph]:
@@ -63,20 +59,13 @@ def archive_graph(d: SqlDialect, dataset_id: UUID) -> Unit[ArchivedGraph]:
     return ArchivedGraph(nodes=nodes, edges=edges, derived=derived, state=state, indexed=indexed)
 
 
-def _vector(value: Any) -> np.ndarray[Any, np.dtype[np.float32]]:
-    if isinstance(value, bytes | memoryview):
-        return np.frombuffer(bytes(value), dtype=np.float32).copy()
-    text = str(value).strip().strip("[]")
-    return np.array([float(x) for x in text.split(",") if x], dtype=np.float32)
-
-
 def archive_vectors(d: SqlDialect, dataset_id: UUID) -> Unit[list[VectorRow]]:
     rows = yield from all_rows(
-        f"SELECT node_id, collection, {_EMBEDDING[d.name]} FROM vectors "
+        f"SELECT node_id, collection, {EMBEDDING_COLUMN[d.name]} FROM vectors "
         f"WHERE dataset_id = {d.param}",
         dataset_id,
     )
-    found = [VectorRow(as_uuid(r[0]), str(r[1]), _vector(r[2])) for r in rows]
+    found = [VectorRow(as_uuid(r[0]), str(r[1]), as_vector(r[2])) for r in rows]
     return sorted(found, key=lambda v: (str(v.node_id), v.collection))
 
 
