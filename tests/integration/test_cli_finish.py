@@ -59,6 +59,18 @@ def test_listings_are_tables_with_headers_and_grants_name_emails() -> None:
     assert sessions[0].split()[:2] == ["session", "last"] and "chat-1" in sessions[-1]
 
 
+def test_improve_runs_lists_past_runs_by_dataset_name_or_id() -> None:
+    _ok("remember", "Owls hunt at night.", "--dataset", "birds", "--no-improve")
+    assert "no improve runs yet" in _ok("improve-runs")
+    _ok("improve", "birds", "--no-conflicts")
+    dataset_id = json.loads(_ok("datasets", "--json"))[0]["id"]
+    for ref in ("birds", dataset_id):
+        (run,) = json.loads(_ok("improve-runs", ref, "--json"))
+        assert run["dataset_id"] == dataset_id and run["status"] == "completed"
+    table = _ok("improve-runs").splitlines()
+    assert table[0].split()[:3] == ["started", "dataset", "status"]
+
+
 def test_destructive_commands_refuse_without_yes_off_a_terminal(tmp_path: Path) -> None:
     """No TTY, no --yes: exit 1, the message says to pass --yes, and nothing is deleted."""
     _ok("remember", "Owls hunt at night.", "--dataset", "birds")

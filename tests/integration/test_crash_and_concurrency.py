@@ -23,23 +23,20 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-def _spawn(data_dir: Path, dataset: str, first: int, last: int) -> subprocess.Popen[str]:
+def _worker(module: str, *args: object) -> subprocess.Popen[str]:
+    """``python -m tests.support.<module> args...`` from the repository root, pipes open."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.support.ingest_worker",
-            str(data_dir),
-            dataset,
-            str(first),
-            str(last),
-        ],
+        [sys.executable, "-m", f"tests.support.{module}", *map(str, args)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def _spawn(data_dir: Path, dataset: str, first: int, last: int) -> subprocess.Popen[str]:
+    return _worker("ingest_worker", data_dir, dataset, first, last)
 
 
 def _wait_ready(proc: subprocess.Popen[str]) -> None:
@@ -176,14 +173,7 @@ async def test_sigkill_mid_merge_leaves_no_half_merged_entity(
     all its edges, vectors and provenance, or every one is merged -- never a mix."""
     pairs = 1500
     dataset_id, nodes_before = await _duplicated_entities(pairs)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.merge_worker", str(isolated_config), str(dataset_id)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    proc = _worker("merge_worker", isolated_config, dataset_id)
     assert proc.stdout is not None
     assert proc.stdout.readline().split() == ["READY", str(pairs)]
     time.sleep(delay)
@@ -265,14 +255,7 @@ async def test_sigkill_mid_forget_of_a_dataset_leaves_all_or_nothing(
     gone, and the other dataset is whole and searchable either way."""
     doomed, doomed_nodes = await _large_dataset("doomed", 40, 300)
     kept, kept_nodes = await _large_dataset("kept", 2, 5)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.forget_worker", str(isolated_config), str(doomed)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    proc = _worker("forget_worker", isolated_config, doomed)
     assert proc.stdout is not None
     assert proc.stdout.readline().split() == ["READY"]
     time.sleep(delay)

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
-from uuid import UUID
 
 import typer
 
@@ -17,6 +16,7 @@ from engramdb.cli.cognee import register as register_cognee
 from engramdb.cli.confirm import YesOpt, confirm
 from engramdb.cli.framework import CliTyper
 from engramdb.cli.messages import fail, render_error
+from engramdb.cli.options import DataDirOpt, JsonOpt, dataset_ref
 from engramdb.cli.runs import register as register_runs
 from engramdb.cli.store import register as register_store
 from engramdb.cli.tables import print_table
@@ -35,14 +35,6 @@ app = CliTyper(
     pretty_exceptions_enable=False,
 )
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-DataDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        help="Data directory (default: ENGRAMDB_DATA_DIR or ~/.engramdb).",
-    ),
-]
 SessionOpt = Annotated[
     str | None, typer.Option("--session", "-s", help="Session id (your conversation's name).")
 ]
@@ -299,11 +291,7 @@ def improve(
     from engramdb.facade import improve as do_improve
 
     _configure(data_dir)
-    ref: str | UUID = dataset
-    try:
-        ref = UUID(dataset)
-    except ValueError:
-        ref = dataset
+    ref = dataset_ref(dataset)
     result = _run(
         do_improve(
             ref,
@@ -348,12 +336,7 @@ def forget(
         confirm(f"Delete dataset {dataset!r} with all its data?", yes=yes)
     elif data_id is not None:
         confirm(f"Delete the ingested item {data_id}?", yes=yes)
-    ref: str | UUID | None = dataset
-    if dataset is not None:
-        try:
-            ref = UUID(dataset)
-        except ValueError:
-            ref = dataset
+    ref = dataset_ref(dataset) if dataset is not None else None
     result = _run(do_forget(everything=everything, dataset=ref, data_id=data_id))
     if as_json:
         _dump(result.model_dump(mode="json"))

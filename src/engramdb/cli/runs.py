@@ -2,12 +2,11 @@
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
-from uuid import UUID
 
 import typer
 
+from engramdb.cli.options import DataDirOpt, JsonOpt, dataset_ref
 from engramdb.cli.tables import print_table
 
 __all__ = ["register"]
@@ -30,24 +29,14 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
         stages: Annotated[
             bool, typer.Option("--stages", help="Also list each run's stages.")
         ] = False,
-        as_json: Annotated[
-            bool, typer.Option("--json", help="Print machine-readable JSON.")
-        ] = False,
-        data_dir: Annotated[
-            Path | None,
-            typer.Option("--data-dir", help="Data directory (default: ENGRAMDB_DATA_DIR)."),
-        ] = None,
+        as_json: JsonOpt = False,
+        data_dir: DataDirOpt = None,
     ) -> None:
         """List past improve runs, newest first: when, status, and what each stage did."""
         from engramdb.facade import list_improve_runs
 
         configure(data_dir)
-        ref: str | UUID | None = dataset
-        if dataset is not None:
-            try:
-                ref = UUID(dataset)
-            except ValueError:
-                ref = dataset
+        ref = dataset_ref(dataset) if dataset is not None else None
         found = run(list_improve_runs(ref, limit=limit))
         if as_json:
             typer.echo(json.dumps([r.model_dump(mode="json") for r in found], indent=2))

@@ -11,10 +11,11 @@ from __future__ import annotations
 import socket
 import webbrowser
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from engramdb.cli.options import DataDirOpt
 
 __all__ = ["KEY_NAME", "register", "ui_url"]
 
@@ -40,10 +41,7 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
         no_browser: Annotated[
             bool, typer.Option("--no-browser", help="Only print the address, open nothing.")
         ] = False,
-        data_dir: Annotated[
-            Path | None,
-            typer.Option("--data-dir", help="Data directory (default: ENGRAMDB_DATA_DIR)."),
-        ] = None,
+        data_dir: DataDirOpt = None,
     ) -> None:
         """Open the web UI on the local store (a server on 127.0.0.1 until Ctrl-C)."""
         try:

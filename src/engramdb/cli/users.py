@@ -14,9 +14,10 @@ from uuid import UUID
 
 import typer
 
-from engramdb.cli import DataDirOpt, JsonOpt, _configure, _dump, _run
+from engramdb.cli import _configure, _dump, _run
 from engramdb.cli.confirm import YesOpt, confirm
 from engramdb.cli.framework import CliTyper
+from engramdb.cli.options import DataDirOpt, JsonOpt
 from engramdb.cli.tables import print_table
 from engramdb.errors import NotFoundError
 from engramdb.models.access import ApiKeyInfo, Grant, Permission
