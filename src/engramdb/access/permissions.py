@@ -37,6 +37,7 @@ __all__ = [
     "check",
     "dataset_for_read",
     "dataset_for_write",
+    "datasets_for_read",
     "denied",
     "own_dataset",
     "owned_datasets",
@@ -152,6 +153,14 @@ async def dataset_for_read(store: Store, user: User, ref: str | UUID) -> Dataset
     if found is None:
         raise DatasetNotFoundError(f"dataset {str(ref)!r} not found", missing=[str(ref)])
     return found
+
+
+async def datasets_for_read(store: Store, user: User, ref: str | UUID | None) -> list[Dataset]:
+    """What a reading verb's optional ``dataset`` names: that one dataset
+    (:func:`dataset_for_read`), or every dataset the user may read when it is None."""
+    if ref is None:
+        return await readable_datasets(store, user)
+    return [await dataset_for_read(store, user, ref)]
 
 
 async def dataset_for_write(store: Store, user: User, ref: str | UUID) -> Dataset:

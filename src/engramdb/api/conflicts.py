@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engramdb.access.permissions import check, dataset_for_read, readable_datasets
+from engramdb.access.permissions import check, datasets_for_read
 from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER, conflict_from_node, load_conflicts
 from engramdb.engine import Engine
 from engramdb.errors import (
@@ -35,11 +35,7 @@ async def list_conflicts(engine: Engine, request: ListConflictsRequest) -> list[
     if not await engine.database_exists():
         return []
     owner = await engine.resolve_user(request.user)
-    datasets = (
-        await readable_datasets(engine.store, owner)
-        if request.dataset is None
-        else [await dataset_for_read(engine.store, owner, request.dataset)]
-    )
+    datasets = await datasets_for_read(engine.store, owner, request.dataset)
     found = await load_conflicts(engine.store, [d.id for d in datasets])
     return [c for c in found if request.status is None or c.status == request.status]
 

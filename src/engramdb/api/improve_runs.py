@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engramdb.access.permissions import dataset_for_read, readable_datasets
+from engramdb.access.permissions import datasets_for_read
 from engramdb.engine import Engine
 from engramdb.improvement.runner import IMPROVE_PIPELINE
 from engramdb.models.improve import ImproveRun, run_status
@@ -24,11 +24,7 @@ async def list_improve_runs(engine: Engine, request: ListImproveRunsRequest) -> 
     if not await engine.database_exists():
         return []
     owner = await engine.resolve_user(request.user)
-    datasets = (
-        await readable_datasets(engine.store, owner)
-        if request.dataset is None
-        else [await dataset_for_read(engine.store, owner, request.dataset)]
-    )
+    datasets = await datasets_for_read(engine.store, owner, request.dataset)
     by_id = {d.id: d for d in datasets}
     runs = await engine.store.list_runs(list(by_id))
     improves = [r for r in runs if r.pipeline == IMPROVE_PIPELINE][: request.limit]
