@@ -18,6 +18,7 @@ from engramdb.server.problems import install_problem_handlers
 from engramdb.server.runs import RunRegistry
 from engramdb.server.schemas import HealthOut, Problem
 from engramdb.server.verb_routes import add_verb_routes
+from engramdb.verbs.spec import API_PREFIX
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -84,7 +85,7 @@ def create_app(engine: Engine | None = None, *, limits: Limits | None = None) ->
     errors: dict[int | str, dict[str, Any]] = {
         code: {"description": text, **problem} for code, text in _ERRORS.items()
     }
-    verbs = APIRouter(prefix="/api/v1")
+    verbs = APIRouter(prefix=API_PREFIX)
     add_verb_routes(verbs)
     for router in (
         routes_memory.router,

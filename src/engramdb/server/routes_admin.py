@@ -13,10 +13,11 @@ from engramdb.models.records import User
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep, body_spec, read_body, to_request
 from engramdb.verbs import VERBS
+from engramdb.verbs.spec import API_PREFIX
 
 __all__ = ["CreatedApiKey", "router"]
 
-router = APIRouter(prefix="/api/v1", tags=["users"])
+router = APIRouter(prefix=API_PREFIX, tags=["users"])
 
 
 @router.get("/users/me", response_model=User)

@@ -22,10 +22,11 @@ from engramdb.server.routes_memory import chunker_class, runs_of
 from engramdb.server.runs import RunRegistry
 from engramdb.server.uploads import UploadDir, refuse_server_paths
 from engramdb.verbs import VERBS
+from engramdb.verbs.spec import API_PREFIX
 
 __all__ = ["ADD_BODY", "ADD_UPLOAD_SCHEMA", "router"]
 
-router = APIRouter(prefix="/api/v1", tags=["classic"])
+router = APIRouter(prefix=API_PREFIX, tags=["classic"])
 
 _ADD, _COGNIFY = VERBS["add"], VERBS["cognify"]
 _RESULTS: TypeAdapter[dict[str, RememberResult]] = TypeAdapter(dict[str, RememberResult])

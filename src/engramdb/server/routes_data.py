@@ -18,10 +18,11 @@ from engramdb.server.schemas import (
 )
 from engramdb.validation import validate_dataset_name
 from engramdb.verbs import VERBS
+from engramdb.verbs.spec import API_PREFIX
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix=API_PREFIX)
 
 
 @router.post(

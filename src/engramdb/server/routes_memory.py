@@ -24,10 +24,11 @@ from engramdb.server.forms import UploadForm
 from engramdb.server.runs import RunRegistry, RunStatusOut
 from engramdb.server.uploads import UploadDir, refuse_server_paths
 from engramdb.verbs import VERBS
+from engramdb.verbs.spec import API_PREFIX
 
 __all__ = ["REMEMBER_BODY", "chunker_class", "router", "runs_of"]
 
-router = APIRouter(prefix="/api/v1", tags=["memory"])
+router = APIRouter(prefix=API_PREFIX, tags=["memory"])
 
 _RECALL_LIST: TypeAdapter[list[RecallResponse]] = TypeAdapter(list[RecallResponse])
 _REMEMBER, _RECALL, _IMPROVE, _FORGET = (

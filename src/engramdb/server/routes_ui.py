@@ -23,10 +23,11 @@ from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.server.api_docs import UI_PATH
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep
+from engramdb.verbs.spec import API_PREFIX
 
 __all__ = ["add_ui", "router", "ui_dir"]
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix=API_PREFIX)
 
 _LIMITS = VisualizeGraphRequest.model_fields
 

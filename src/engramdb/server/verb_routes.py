@@ -23,7 +23,7 @@ from engramdb.errors import EngramValidationError, NotFoundError
 from engramdb.server.auth import CurrentUser
 from engramdb.server.bodies import EngineDep, to_request
 from engramdb.verbs import VERBS
-from engramdb.verbs.spec import Verb
+from engramdb.verbs.spec import API_PREFIX, Verb
 
 __all__ = ["GENERIC_VERBS", "add_verb_routes"]
 
@@ -39,7 +39,7 @@ def add_verb_routes(router: APIRouter) -> None:
         assert http is not None
         empty = http.status == 204
         router.add_api_route(
-            http.path.removeprefix("/api/v1"),
+            http.path.removeprefix(API_PREFIX),
             _endpoint(verb),
             methods=[http.method],
             response_model=None if empty else verb.result,

@@ -82,15 +82,6 @@ from engramdb.models.requests.tenants import (
     ListTenantsRequest,
     SelectTenantRequest,
 )
-from engramdb.models.requests.tools import (
-    ApplyWriteProposalRequest,
-    ListSqlConnectionsRequest,
-    ListWriteProposalsRequest,
-    ProposeSqlWriteRequest,
-    RegisterSqlConnectionRequest,
-    RejectWriteProposalRequest,
-    RemoveSqlConnectionRequest,
-)
 from engramdb.models.results import (
     ForgetResult,
     RecallResponse,
@@ -101,7 +92,8 @@ from engramdb.models.results import (
 from engramdb.models.sessions import DistillationResult, SessionRecord
 from engramdb.models.skills import Skill, SkillMarkdown, SkillRecord
 from engramdb.models.snapshot import GraphSnapshot
-from engramdb.verbs.spec import Http, HttpMethod, Verb, VerbRequest, signature_for
+from engramdb.verbs.spec import API_PREFIX, Http, HttpMethod, Verb, VerbRequest, signature_for
+from engramdb.verbs.tools import TOOLS_VERBS
 
 __all__ = [
     "BODY_VERBS",
@@ -120,7 +112,7 @@ ChunkerName = Literal["TextChunker", "TextChunkerWithOverlap", "CsvChunker"]
 _SESSION = "engramdb.session"
 _PRUNE = "engramdb.prune"
 _DATASETS = "engramdb.datasets"
-_API = "/api/v1"
+_API = API_PREFIX
 
 
 def _session_verb(
@@ -504,56 +496,7 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         None,
         http=Http("POST", f"{_API}/roles/{{role_id}}/users", status=204, tags=("tenants",)),
     ),
-    # -- recall's tools scope: SQL connections and write proposals (docs/tools.md) -----------
-    Verb(
-        "register_sql_connection",
-        RegisterSqlConnectionRequest,
-        "engramdb.tools.connections:register_sql_connection",
-        dict[str, Any],
-        http=Http("POST", f"{_API}/tools/sql-connections", status=201, tags=("tools",)),
-    ),
-    Verb(
-        "list_sql_connections",
-        ListSqlConnectionsRequest,
-        "engramdb.tools.connections:list_sql_connections",
-        list[dict[str, Any]],
-        http=Http("GET", f"{_API}/tools/sql-connections", tags=("tools",)),
-    ),
-    Verb(
-        "remove_sql_connection",
-        RemoveSqlConnectionRequest,
-        "engramdb.tools.connections:remove_sql_connection",
-        bool,
-        http=Http("DELETE", f"{_API}/tools/sql-connections/{{name}}", tags=("tools",)),
-    ),
-    Verb(
-        "propose_sql_write",
-        ProposeSqlWriteRequest,
-        "engramdb.tools.proposals:propose_sql_write",
-        dict[str, Any],
-        http=Http("POST", f"{_API}/tools/write-proposals", status=201, tags=("tools",)),
-    ),
-    Verb(
-        "list_write_proposals",
-        ListWriteProposalsRequest,
-        "engramdb.tools.proposals:list_write_proposals",
-        list[dict[str, Any]],
-        http=Http("GET", f"{_API}/tools/write-proposals", tags=("tools",)),
-    ),
-    Verb(
-        "apply_write_proposal",
-        ApplyWriteProposalRequest,
-        "engramdb.tools.proposals:apply_write_proposal",
-        dict[str, Any],
-        http=Http("POST", f"{_API}/tools/write-proposals/{{proposal_id}}/apply", tags=("tools",)),
-    ),
-    Verb(
-        "reject_write_proposal",
-        RejectWriteProposalRequest,
-        "engramdb.tools.proposals:reject_write_proposal",
-        dict[str, Any],
-        http=Http("POST", f"{_API}/tools/write-proposals/{{proposal_id}}/reject", tags=("tools",)),
-    ),
+    *TOOLS_VERBS,
     # -- sessions (engramdb.session) ----------------------------------------------------------
     _session_verb("add_feedback", AddFeedbackRequest, bool, "POST", "/{session_id}/feedback"),
     _session_verb(

@@ -39,7 +39,7 @@ from engramdb.validation import MAX_DATASET_NAME
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["LOCAL", "Http", "HttpMethod", "Verb", "VerbRequest", "signature_for"]
+__all__ = ["API_PREFIX", "LOCAL", "Http", "HttpMethod", "Verb", "VerbRequest", "signature_for"]
 
 Req = TypeVar("Req", bound=VerbRequest)
 Res = TypeVar("Res")
@@ -71,6 +71,9 @@ def _parameter(name: str, info: FieldInfo, kind: inspect._ParameterKind) -> insp
 
 
 #: The HTTP methods a verb's route uses.
+#: Where every REST route of the API lives (the verbs' and the hand-written ones).
+API_PREFIX = "/api/v1"
+
 HttpMethod = Literal["GET", "POST", "DELETE"]
 
 
