@@ -11,6 +11,7 @@ from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
 from engramdb.ingest.loaders import load_inputs
 from engramdb.ingest.pipeline import data_id_for
+from engramdb.ingest.tables import TableOptions, settle_tables
 from engramdb.ingest.types import LoadedDocument, document_extras
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import AddRequest
@@ -22,8 +23,11 @@ __all__ = ["add"]
 
 
 async def add(engine: Engine, request: AddRequest) -> RememberResult:
-    """Store ``data`` (a text, a file path, a directory, or a list of them) in a dataset
-    without building its graph: ``cognify()`` builds what was added. ``remember()`` is both.
+    """Store ``data`` (a text, a file path, a directory, a dlt resource or source, or a list of
+    them) in a dataset without building its graph: ``cognify()`` builds what was added.
+    ``remember()`` is both. ``primary_key``, ``write_disposition`` and ``max_rows_per_table``
+    load tables as :mod:`engramdb.ingest.tables` says; the rows a load replaces are forgotten
+    when it is added.
 
     The dataset is ``dataset_name`` of the caller (created if missing), or the one
     ``dataset_id`` names (it must exist and be writable by the caller). Every input is loaded and
@@ -39,8 +43,11 @@ async def add(engine: Engine, request: AddRequest) -> RememberResult:
     weight = 0.5 if request.importance_weight is None else request.importance_weight
     tags = validate_node_set(request.node_set)
     name = validate_dataset_name(request.dataset_name)
+    tables = TableOptions(
+        request.primary_key, request.write_disposition, request.max_rows_per_table
+    )
     docs = await asyncio.to_thread(
-        load_inputs, request.data, max_file_bytes=engine.settings.max_file_bytes
+        load_inputs, request.data, max_file_bytes=engine.settings.max_file_bytes, tables=tables
     )
     owner = await engine.resolve_user(request.user)
     dataset = await _target(engine, owner, name, request)
@@ -59,6 +66,10 @@ async def add(engine: Engine, request: AddRequest) -> RememberResult:
         staged.append(staged_item(dataset.id, doc, weight, tags))
         items.append(RememberItem(data_id=data_id, name=doc.name, status="pending"))
     await engine.store.stage_data(staged)
+    if docs.tables:  # the rows these loads replace go now; cognify() builds the new ones
+        timeout = engine.settings.engramdb_lock_timeout
+        async with engine.store.lock(f"dataset:{dataset.id}", timeout=timeout):
+            await settle_tables(engine.store, dataset.id, docs.tables)
     return RememberResult(
         status="completed",
         dataset_id=dataset.id,

@@ -29,7 +29,8 @@ from engramdb.ingest.pipeline import (
     data_id_for,
     ingest_documents,
 )
-from engramdb.ingest.queue import deferral_for, remember_queued
+from engramdb.ingest.queue import deferral_for, dequeue, remember_queued
+from engramdb.ingest.tables import TableOptions, settle_tables
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
 from engramdb.models.results import RememberItem, RememberResult
@@ -124,8 +125,11 @@ async def remember(
     else:
         code_roots, rest = await asyncio.to_thread(split_code_inputs, data)
     await asyncio.to_thread(check_named_files, code_roots)
+    tables = TableOptions(r.primary_key, r.write_disposition, r.max_rows_per_table)
     docs = (
-        await asyncio.to_thread(load_inputs, rest, max_file_bytes=settings.max_file_bytes)
+        await asyncio.to_thread(
+            load_inputs, rest, max_file_bytes=settings.max_file_bytes, tables=tables
+        )
         if rest is not None
         else LoadedInputs([])
     )
@@ -153,10 +157,15 @@ async def remember(
 
     async def run() -> RememberResult:
         result = None
+        if not r.incremental_loading:
+            await _drop_present(eng, dataset, docs)
         if docs or not code_roots:
             result = await ingest_documents(
                 eng.store, eng.embedder, dataset, docs, options, progress=progress, run_id=run_id
             )
+            if docs.tables:
+                async with eng.store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout):
+                    await settle_tables(eng.store, dataset.id, docs.tables)
         if code_roots:
             code = await remember_code(
                 eng.store,
@@ -193,6 +202,19 @@ async def remember(
     )
     pending._task = task
     return pending
+
+
+async def _drop_present(eng: Engine, dataset: Dataset, docs: LoadedInputs) -> None:
+    """``incremental_loading=False``: forget the documents of ``docs`` the dataset already
+    holds, so that they are built again rather than skipped."""
+    store = eng.store
+    async with store.lock(f"dataset:{dataset.id}", timeout=eng.settings.engramdb_lock_timeout):
+        present = [await store.find_data_by_hash(dataset.id, d.content_hash) for d in docs]
+        ids = [record.id for record in present if record is not None]
+        for data_id in ids:
+            await store.delete_data(data_id)
+        if ids:
+            await dequeue(store, dataset.id, ids)
 
 
 async def remember_in_session(engine: Engine, request: RememberRequest) -> RememberResult:

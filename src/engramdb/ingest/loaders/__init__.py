@@ -31,6 +31,13 @@ from engramdb.ingest.loaders._sources import (
     looks_like_path,
     resolve_item_with_skips,
 )
+from engramdb.ingest.tables import (
+    TableLoad,
+    TableOptions,
+    csv_table_documents,
+    dlt_documents,
+    is_dlt_item,
+)
 from engramdb.ingest.text import Text
 from engramdb.ingest.types import LoadedDocument
 from engramdb.migration.base import MemorySource
@@ -53,16 +60,30 @@ _TEXT_NAME_HEX = 12
 
 class LoadedInputs(list[LoadedDocument]):
     """The documents of one ``remember()`` call, plus ``skipped``: the files of its folders
-    that were left out, with the reason (they reach ``RememberResult.skipped``)."""
+    that were left out, with the reason (they reach ``RememberResult.skipped``), and
+    ``tables``: the loads of its tables (:mod:`engramdb.ingest.tables`)."""
 
-    def __init__(self, docs: Sequence[LoadedDocument], skipped: Sequence[SkippedFile] = ()):
+    def __init__(
+        self,
+        docs: Sequence[LoadedDocument],
+        skipped: Sequence[SkippedFile] = (),
+        tables: Sequence[TableLoad] = (),
+    ):
         super().__init__(docs)
         self.skipped = list(skipped)
+        self.tables = list(tables)
 
 
-def load_inputs(data: str | Path | Sequence[str | Path], *, max_file_bytes: int) -> LoadedInputs:
-    """Load every input item, in order; directories expand to their files, sorted, and a
-    :class:`~engramdb.migration.MemorySource` to one document per record of its export.
+def load_inputs(
+    data: str | Path | Sequence[str | Path],
+    *,
+    max_file_bytes: int,
+    tables: TableOptions | None = None,
+) -> LoadedInputs:
+    """Load every input item, in order; directories expand to their files, sorted, a
+    :class:`~engramdb.migration.MemorySource` to one document per record of its export, and a
+    dlt resource or source to one document per row (:mod:`engramdb.ingest.tables`; so does a
+    CSV file when ``tables`` names a primary key or a write disposition).
 
     A :class:`Text` is always text. A ``str`` is a path if it is a single line shorter than
     4096 characters that names an existing file or directory (or starts with ``file://``). A
@@ -85,27 +106,58 @@ def load_inputs(data: str | Path | Sequence[str | Path], *, max_file_bytes: int)
             "size in bytes you want to accept"
         )
     items = _as_items(data)
-    sources: list[Source | MemorySource] = []
+    options = tables or TableOptions()
+    options.disposition()  # an unknown write_disposition is refused before anything is read
+    sources: list[Source | MemorySource | tuple[str, object]] = []
     for where, item in items:
         if isinstance(item, MemorySource):
             sources.append(item)
+        elif is_dlt_item(item):
+            sources.append((where, item))
         else:
             sources.extend(resolve_item_with_skips(item, where, max_file_bytes))
     # Resolution (stat only) is complete for every item before any file is read.
     docs: list[LoadedDocument] = []
+    loads: list[TableLoad] = []
     for s in sources:
         if isinstance(s, MemorySource):
             docs.extend(s.documents(max_file_bytes=max_file_bytes))
+        elif isinstance(s, tuple):
+            rows, load = dlt_documents(s[1], s[0], options)
+            docs.extend(rows)
+            loads.append(load)
         elif isinstance(s, TextSource):
             docs.append(_load_text(s))
         elif isinstance(s, FileSource):
-            docs.append(_load_file(s, max_file_bytes))
-    return LoadedInputs(docs, [s for s in sources if isinstance(s, SkippedFile)])
+            doc = _load_file(s, max_file_bytes)
+            if options.given and s.suffix == ".csv":
+                rows, load = csv_table_documents(doc, options)
+                docs.extend(rows)
+                loads.append(load)
+            else:
+                docs.append(doc)
+    _check_tables(loads, options)
+    return LoadedInputs(docs, [s for s in sources if isinstance(s, SkippedFile)], loads)
+
+
+def _check_tables(loads: list[TableLoad], options: TableOptions) -> None:
+    names = [load.source for load in loads]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise EngramValidationError(
+            f"two tables of this call are both named {twice[0]!r}: a later load of one would "
+            "replace the other's rows; give each dlt resource (or CSV file) its own name"
+        )
+    if options.given and not loads:
+        raise EngramValidationError(
+            "primary_key and write_disposition apply to dlt resources and sources and to CSV "
+            "files, and the input holds none; drop them, or pass the table to load"
+        )
 
 
 def _as_items(data: object) -> list[tuple[str, object]]:
     """``(where, item)`` pairs; ``where`` names the item in error messages."""
-    if isinstance(data, str | Path | MemorySource):
+    if isinstance(data, str | Path | MemorySource) or is_dlt_item(data):
         return [("input", data)]
     if isinstance(data, Sequence) and not isinstance(data, bytes | bytearray):
         if not data:
@@ -116,8 +168,8 @@ def _as_items(data: object) -> list[tuple[str, object]]:
     hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(data, bytes) else ""
     raise EngramValidationError(
         f"input has unsupported type '{type(data).__name__}'{hint}; pass a str (text or a path), "
-        "a pathlib.Path, an export of another memory system (engramdb.migration), or a list of "
-        "those"
+        "a pathlib.Path, an export of another memory system (engramdb.migration), a dlt "
+        "resource or source, or a list of those"
     )
 
 

@@ -19,9 +19,11 @@ from engramdb.models.requests.common import (
     ChunkSize,
     CustomPrompt,
     FeedbackInfluence,
+    MaxRowsPerTable,
     NodeNameOperator,
     NodeNames,
     OptionalTopK,
+    PrimaryKey,
     SessionId,
     Strict,
     TemporalCognify,
@@ -29,6 +31,7 @@ from engramdb.models.requests.common import (
     TripletPenalty,
     UserOption,
     VerbRequest,
+    WriteDispositionOption,
     search_type_from_name,
 )
 from engramdb.models.search_type import SearchType
@@ -77,6 +80,10 @@ class AddRequest(VerbRequest):
     llm_config: SkipValidation[Any] = _OPAQUE
     embedding_config: SkipValidation[Any] = _OPAQUE
     data_cache: Annotated[bool, Strict] = True
+    #: dlt resources and CSV files, as remember()'s (engramdb.ingest.tables).
+    primary_key: PrimaryKey = None
+    write_disposition: WriteDispositionOption = None
+    max_rows_per_table: MaxRowsPerTable = None
 
 
 class CognifyRequest(VerbRequest):

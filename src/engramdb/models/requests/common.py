@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pydantic import Field
 
+from engramdb.ingest.tables import WriteDisposition
 from engramdb.models.records import User
 from engramdb.models.search_type import SearchType
 from engramdb.models.verb_request import LOCAL, VerbRequest
@@ -22,15 +23,18 @@ __all__ = [
     "DatasetRef",
     "FeedbackInfluence",
     "Flag",
+    "MaxRowsPerTable",
     "NodeNameOperator",
     "NodeNames",
     "OptionalTopK",
+    "PrimaryKey",
     "SessionId",
     "Strict",
     "TopK",
     "TripletPenalty",
     "UserOption",
     "VerbRequest",
+    "WriteDispositionOption",
     "search_type_from_name",
 ]
 
@@ -60,6 +64,16 @@ CustomPrompt = Annotated[str | None, Field(strict=True, max_length=20_000)]
 #: The reference's ``temporal_cognify``: accepted either way, since every dataset answers
 #: SearchType.TEMPORAL (passages are dated from their text and metadata when recalled).
 TemporalCognify = Annotated[bool, Strict]
+
+# -- table options shared by remember() and the reference's add() (engramdb.ingest.tables) ----
+#: The column whose value identifies a row of a dlt resource or a CSV file.
+PrimaryKey = Annotated[
+    str | None, Field(strict=True, min_length=1, max_length=256, json_schema_extra=LOCAL)
+]
+#: What a later load of the same table does to the rows already there.
+WriteDispositionOption = Annotated[WriteDisposition | None, Field(json_schema_extra=LOCAL)]
+#: At most this many rows per table (0 or None: all of them).
+MaxRowsPerTable = Annotated[int | None, Field(strict=True, ge=0, json_schema_extra=LOCAL)]
 
 # -- recall options shared by recall() and the reference's search() --------------------------
 TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)]

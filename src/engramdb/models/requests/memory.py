@@ -25,9 +25,11 @@ from engramdb.models.requests.common import (
     CustomPrompt,
     DatasetRef,
     FeedbackInfluence,
+    MaxRowsPerTable,
     NodeNameOperator,
     NodeNames,
     OptionalTopK,
+    PrimaryKey,
     SessionId,
     Strict,
     TemporalCognify,
@@ -35,6 +37,7 @@ from engramdb.models.requests.common import (
     TripletPenalty,
     UserOption,
     VerbRequest,
+    WriteDispositionOption,
     search_type_from_name,
 )
 from engramdb.models.search_type import SearchType
@@ -82,6 +85,13 @@ class RememberRequest(VerbRequest):
     #: The reference's ``content_type="code"``: ``data`` is repository paths, indexed into the
     #: code graph only (without it, source files are recognised by suffix; docs/code-graph.md).
     content_type: Literal["code"] | None = Field(default=None, json_schema_extra=LOCAL)
+    #: cognee's: False rebuilds content already in the dataset instead of skipping it.
+    incremental_loading: Annotated[bool, Strict] = True
+    #: dlt resources and CSV files (engramdb.ingest.tables): the row key, what a later load
+    #: does to the rows already there, and how many rows per table to read.
+    primary_key: PrimaryKey = None
+    write_disposition: WriteDispositionOption = None
+    max_rows_per_table: MaxRowsPerTable = None
 
 
 class RecallRequest(VerbRequest):
