@@ -29,12 +29,14 @@ from engramdb.ingest.graph_builder import (
     plan_extension,
 )
 from engramdb.ingest.loaders import LoadedInputs
+from engramdb.ingest.tables import ROW_GRAPH
 from engramdb.ingest.types import Chunker, LoadedDocument
 from engramdb.models.records import DataRecord, Dataset, Node, NodeType, RunStatus, stable_id
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.observability.context import log_context
 from engramdb.observability.metrics import count_ingest
 from engramdb.observability.tracing import set_attributes, span
+from engramdb.ontology.grounding import ground_given
 from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import DocumentWrite, StagedItem, Store, VectorRow
 
@@ -379,10 +381,13 @@ async def _extend_window(run: _Run, window: list[tuple[DataRecord, list[Node]]])
 
 async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
     """Extract the graph of the window's documents. A document with a ``given_graph`` gets it on
-    its first chunk, one with ``derive_graph=False`` nothing: the extractor sees neither."""
+    its first chunk, one with ``derive_graph=False`` nothing: the extractor sees neither (a
+    table row's graph is grounded in the call's ontology, though)."""
     wanted: list[PreparedDocument] = []
     for prepared in window:
         given = prepared.doc.given_graph
+        if given is not None and given.source == ROW_GRAPH and prepared.chunks:
+            given = ground_given(run.options.extractor, prepared.doc.text, given)
         if given is not None and prepared.chunks:
             rest = [ChunkExtraction(source=given.source) for _ in prepared.chunks[1:]]
             prepared.extractions = [given, *rest]

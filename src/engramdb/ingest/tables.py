@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_DISPOSITION",
     "DLT_INSTALL",
+    "ROW_GRAPH",
     "WRITE_DISPOSITIONS",
     "TableLoad",
     "TableOptions",
@@ -76,6 +77,8 @@ SOURCE_KEY = "dlt_source"
 TABLE_KEY = "dlt_table"
 ROW_KEY = "dlt_primary_key"
 
+#: ``ChunkExtraction.source`` of a row's graph.
+ROW_GRAPH = "table_row"
 #: Columns whose value names a row's entity, in order of preference.
 _LABEL_COLUMNS = ("name", "title", "label", "full_name", "product", "event")
 #: dlt's own columns (``_dlt_id``, ``_dlt_load_id``...), never shown.
@@ -203,7 +206,11 @@ def _table_name(resource: Any) -> str:
 
 def _declared_key(resource: Any) -> list[str]:
     columns = resource.compute_table_schema().get("columns") or {}
-    return [str(c) for c, info in columns.items() if isinstance(info, dict) and info.get("primary_key")]
+    return [
+        str(c)
+        for c, hints in columns.items()
+        if isinstance(hints, dict) and hints.get("primary_key")
+    ]
 
 
 # --- CSV ------------------------------------------------------------------------------------
@@ -333,17 +340,24 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _row_text(row: _Row, indent: str = "") -> str:
-    lines = [f"{indent}Table: {row.table}"]
-    lines += [f"{indent}  {c}: {_shown(v)}" for c, v in row.values.items()]
-    for name, nested in row.children.items():
-        lines.append(f"{indent}  {name} ({len(nested)}):")
-        for child in nested:
-            lines.append(f"{indent}    - " + ", ".join(f"{c}: {_shown(v)}" for c, v in child.values.items()))
-            for grand, rows in child.children.items():
-                for g in rows:
-                    lines.append(_row_text(g, indent + "      ").rstrip() + f" (under {grand})")
+def _row_text(row: _Row) -> str:
+    """What a row document says: its table, its columns and the rows nested under it."""
+    lines = [f"Table: {row.table}"]
+    lines += [f"  {c}: {_shown(v)}" for c, v in row.values.items()]
+    _nested_lines(row, "  ", lines)
     return "\n".join(lines)
+
+
+def _nested_lines(row: _Row, indent: str, lines: list[str]) -> None:
+    for name, nested in row.children.items():
+        lines.append(f"{indent}{name} ({len(nested)}):")
+        for child in nested:
+            lines.append(f"{indent}  - {_inline(child)}")
+            _nested_lines(child, indent + "    ", lines)
+
+
+def _inline(row: _Row) -> str:
+    return ", ".join(f"{c}: {_shown(v)}" for c, v in row.values.items())
 
 
 def _label(row: _Row) -> str:
@@ -355,7 +369,7 @@ def _label(row: _Row) -> str:
 
 
 def _description(row: _Row) -> str:
-    text = f"{row.table} row: " + "; ".join(f"{c}={_shown(v)}" for c, v in row.values.items())
+    text = f"{row.table} row: {_inline(row)}"
     return text if len(text) <= _DESCRIPTION_CHARS else text[: _DESCRIPTION_CHARS - 3] + "..."
 
 
@@ -363,7 +377,7 @@ def _row_graph(row: _Row) -> ChunkExtraction:
     entities: list[ExtractedEntity] = []
     relations: list[ExtractedRelation] = []
     _add_row(row, entities, relations)
-    return ChunkExtraction(entities=entities, relations=relations, source="dlt")
+    return ChunkExtraction(entities=entities, relations=relations, source=ROW_GRAPH)
 
 
 def _add_row(row: _Row, entities: list[ExtractedEntity], relations: list[ExtractedRelation]) -> str:
@@ -371,7 +385,8 @@ def _add_row(row: _Row, entities: list[ExtractedEntity], relations: list[Extract
     entities.append(ExtractedEntity(name, _entity_type(row.table), _description(row)))
     for field_name, nested in row.children.items():
         for child in nested:
-            relations.append(ExtractedRelation(name, field_name, _add_row(child, entities, relations)))
+            target = _add_row(child, entities, relations)
+            relations.append(ExtractedRelation(name, field_name, target))
     return name
 
 
@@ -396,6 +411,12 @@ def _superseded(meta: object, content_hash: str, loads: Mapping[str, TableLoad])
     return fresh != content_hash
 
 
+def _staged_metadata(options: Mapping[str, Any]) -> object:
+    """The document's own ``external_metadata`` a staged item keeps (``document_extras``)."""
+    extras = options.get("document")
+    return extras.get("external_metadata") if isinstance(extras, Mapping) else None
+
+
 async def settle_tables(store: Store, dataset_id: UUID, loads: Sequence[TableLoad]) -> list[UUID]:
     """Forget the row documents of ``dataset_id`` that the call's ``loads`` supersede, once
     the load's own rows are stored (never before: a failed load loses nothing), and unstage
@@ -418,11 +439,7 @@ async def settle_tables(store: Store, dataset_id: UUID, loads: Sequence[TableLoa
     staged = [
         item.content_hash
         for item in await store.list_staged(dataset_id)
-        if _superseded(
-            (item.options.get("document") or {}).get("external_metadata"),
-            item.content_hash,
-            by_source,
-        )
+        if _superseded(_staged_metadata(item.options), item.content_hash, by_source)
     ]
     if staged:
         await store.unstage(dataset_id, staged)

@@ -13,6 +13,11 @@ For each chunk, after the wrapped extractor (the LLM's or the offline one) ran:
    (``Audi -produces-> Audi R8``).
 
 ``mode="strict"`` (cognee's ``ontology_mode``) keeps only entities grounded in the ontology.
+
+A table row's graph (:mod:`engramdb.ingest.tables`) is grounded the same way, and reaches
+further (``reach=True``): an individual the row names brings the ontology's relations to any
+individual, with that individual (a row "Alice, Engineering" gains ``Alice -in_node_set->
+Female`` from an ontology that says so).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from engramdb.extract.types import (
 )
 from engramdb.ontology.resolver import OntologyResolver, OntologyTerm, key_of
 
-__all__ = ["OntologyMode", "ground", "grounded_extractor", "name_patterns"]
+__all__ = ["OntologyMode", "ground", "ground_given", "grounded_extractor", "name_patterns"]
 
 OntologyMode = Literal["annotate", "strict"]
 
@@ -77,8 +82,12 @@ class _Grounded(Extractor):
         ]
         return grounded, usage
 
-    def ground(self, text: str, extraction: ChunkExtraction) -> ChunkExtraction:
-        return ground(self.resolver, text, extraction, mode=self.mode, patterns=self._patterns)
+    def ground(
+        self, text: str, extraction: ChunkExtraction, *, reach: bool = False
+    ) -> ChunkExtraction:
+        return ground(
+            self.resolver, text, extraction, mode=self.mode, patterns=self._patterns, reach=reach
+        )
 
 
 def ground(
@@ -88,8 +97,10 @@ def ground(
     *,
     mode: OntologyMode = "annotate",
     patterns: list[tuple[OntologyTerm, re.Pattern[str]]] | None = None,
+    reach: bool = False,
 ) -> ChunkExtraction:
-    """One chunk's extraction grounded in the ontology (see the module docstring)."""
+    """One chunk's extraction grounded in the ontology (see the module docstring); with
+    ``reach``, the relations of its individuals to individuals it does not name come too."""
     entities: dict[str, ExtractedEntity] = {}  # by lower-cased final name
     renamed: dict[str, str] = {}
     grounded: set[str] = set()
@@ -125,8 +136,15 @@ def ground(
     here = {key_of(n) for n in entities}
     for source, relation, target in resolver.relations:
         s, t = by_key.get(source), by_key.get(target)
-        if s is not None and t is not None and key_of(s.name) in here and key_of(t.name) in here:
-            relations.append(ExtractedRelation(s.name, relation, t.name))
+        if s is None or t is None or key_of(s.name) not in here:
+            continue
+        if reach and key_of(t.name) not in here:
+            kind = _type_of(t.classes[0]) if t.classes else "CONCEPT"
+            entities.setdefault(t.name.lower(), ExtractedEntity(t.name, kind))
+            grounded.add(t.name.lower())
+        elif key_of(t.name) not in here:
+            continue
+        relations.append(ExtractedRelation(s.name, relation, t.name))
     names = {e.name.lower() for e in entities.values()}
     kept = [r for r in relations if r.source.lower() in names and r.target.lower() in names]
     unique = list(dict.fromkeys(kept))
@@ -136,6 +154,16 @@ def ground(
         summary=extraction.summary,
         source=extraction.source or "ontology",
     )
+
+
+def ground_given(
+    extractor: Extractor | None, text: str, extraction: ChunkExtraction
+) -> ChunkExtraction:
+    """A table row's graph grounded (``reach=True``) in the ontology of ``extractor``, when it
+    is a grounded one (:func:`grounded_extractor`); unchanged otherwise."""
+    if not isinstance(extractor, _Grounded):
+        return extraction
+    return extractor.ground(text, extraction, reach=True)
 
 
 def name_patterns(resolver: OntologyResolver) -> list[tuple[OntologyTerm, re.Pattern[str]]]:
