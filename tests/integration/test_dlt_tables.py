@@ -124,6 +124,15 @@ async def test_append_keeps_every_version_but_never_the_same_row_twice() -> None
     assert await _texts("login", "log") and await _texts("logout", "log")
 
 
+async def test_rows_sharing_a_key_are_all_kept_except_under_merge() -> None:
+    rows = _stock((1, "Widget A", 1), (1, "Widget B", 2))
+    await engramdb.remember(_resource(rows), "kept", **KW)
+    assert len(await _records("kept")) == 2
+    await engramdb.remember(_resource(rows), "merged", write_disposition="merge", **KW)
+    assert len(await _records("merged")) == 1
+    assert await _texts("Widget B", "merged") and not await _texts("Widget A", "merged")
+
+
 async def test_an_incremental_resource_loaded_again_adds_only_its_new_rows() -> None:
     rows = _stock((1, "Widget A", 100), (2, "Widget B", 50))
 
@@ -169,6 +178,18 @@ async def test_a_csv_file_with_a_primary_key_loads_one_document_per_row(tmp_path
     assert [r.name for r in await _records("plain")] == ["employees.csv"]
 
 
+async def test_cognees_remember_and_add_take_the_examples_options() -> None:
+    from engramdb.compat import cognee
+
+    example = {"primary_key": "id", "incremental_loading": False, "self_improvement": False}
+    await cognee.remember(["Diana joined with her cat Luna.", _resource(PETS, "users")], **example)
+    await cognee.add(_resource(_stock((1, "Widget A", 5))), "shop", write_disposition="append")
+    await cognee.cognify(["shop"])
+    names = [r.name for r in await _records("main_dataset")]
+    assert sum(n.startswith("dlt:users:users:") for n in names) == 2 and len(names) == 3
+    assert await _texts("Widget A", "shop")
+
+
 async def test_incremental_loading_false_builds_present_content_again() -> None:
     text = "Ada Lovelace wrote the first program."
     await engramdb.remember(text, "notes", self_improvement=False)
@@ -197,8 +218,6 @@ async def test_table_options_without_a_table_and_bad_rows_are_refused() -> None:
         await engramdb.remember("just a note", primary_key="id", self_improvement=False)
     with pytest.raises(engramdb.EngramValidationError, match="write_disposition"):
         await engramdb.remember(_resource(PETS), write_disposition="upsert", **KW)  # type: ignore[arg-type]
-    with pytest.raises(engramdb.EngramValidationError, match="primary key '1'"):
-        await engramdb.remember(_resource(_stock((1, "A", 1), (1, "B", 2))), "shop", **KW)
     with pytest.raises(engramdb.EngramValidationError, match="not a row"):
         await engramdb.remember(_resource([1, 2]), "shop", **KW)  # type: ignore[list-item]
     assert await engramdb.datasets.list_datasets() == []  # nothing was written

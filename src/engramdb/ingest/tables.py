@@ -7,7 +7,8 @@ names the table, its columns and values, and the rows nested under it (dlt's chi
 a user's ``pets``), so recall finds it like any text. Its graph is the row itself, not an LLM's
 reading: an entity per row (named after its ``name``/``title``/``label`` column, else
 ``<table> <key>``; typed by its table) and an edge from a row to each nested row, named after
-the field that holds it. No LLM call is made for rows.
+the field that holds it. No LLM call is made for rows; with an ontology, the rows are grounded
+in it (:mod:`engramdb.ontology.grounding`).
 
 The write disposition decides what a later load of the same source (same resource or CSV name,
 same dataset) does to the rows already there, as dlt's do:
@@ -18,10 +19,12 @@ same dataset) does to the rows already there, as dlt's do:
   their documents and rows it no longer holds are forgotten.
 * ``"append"``: every new row is added. A changed row is kept beside its earlier version.
 
-An identical row is never stored twice, whatever the disposition. Without the option, a
-resource declared ``write_disposition="merge"`` merges; anything else follows cognee's
-default, replace. The primary key is ``primary_key`` when the table has that column, else the
-resource's declared key, else an ``id`` column, else the first column (cognee's order).
+An identical row is never stored twice, whatever the disposition. Rows of one load that share
+a key are all kept, except under merge, where the last one wins (dlt's upsert). Without the
+option, a resource declared ``write_disposition="merge"`` merges; anything else follows
+cognee's default, replace. The primary key is ``primary_key`` when the table has that column,
+else the resource's declared key, else an ``id`` column, else the first column (cognee's
+order).
 
 engramdb keeps no dlt pipeline state: a ``dlt.sources.incremental`` cursor starts from its
 ``initial_value`` on every call, so an incremental resource is read whole each time and the
@@ -80,7 +83,7 @@ ROW_KEY = "dlt_primary_key"
 #: ``ChunkExtraction.source`` of a row's graph.
 ROW_GRAPH = "table_row"
 #: Columns whose value names a row's entity, in order of preference.
-_LABEL_COLUMNS = ("name", "title", "label", "full_name", "product", "event")
+_LABEL_COLUMNS = ("name", "title", "label", "full_name", "product")
 #: dlt's own columns (``_dlt_id``, ``_dlt_load_id``...), never shown.
 _DLT_COLUMN = re.compile(r"^_dlt_")
 #: Values longer than this are cut in an entity's description (the row text keeps them whole).
@@ -131,11 +134,12 @@ class TableOptions:
 
 @dataclass(slots=True)
 class TableLoad:
-    """What one source's load holds: the row documents' (table, key) -> content hash."""
+    """What one source's load holds: (table, key) -> the content hashes of its row documents
+    (one under merge; several when rows share a key under replace and append)."""
 
     source: str
     disposition: WriteDisposition
-    rows: dict[tuple[str, str], str] = field(default_factory=dict)
+    rows: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -170,14 +174,19 @@ def dlt_documents(
             "@dlt.resource or a @dlt.source"
         )
     name = str(source.name)
-    declared = {r.write_disposition for r in resources if isinstance(r.write_disposition, str)}
+    declared = {_disposition_hint(r.write_disposition) for r in resources}
     load = TableLoad(name, options.disposition("merge" if declared == {"merge"} else None))
     docs: list[LoadedDocument] = []
     for resource in resources:
         rows = _read_resource(resource, where)
         pk = _declared_key(resource)
-        docs += _documents(name, _table_name(resource), rows, pk, options, load, where)
+        docs += _documents(name, _table_name(resource), rows, pk, options, load)
     return docs, load
+
+
+def _disposition_hint(hint: object) -> object:
+    """A resource's declared disposition: a name, or dlt's ``{"disposition": ...}`` form."""
+    return hint.get("disposition") if isinstance(hint, Mapping) else hint
 
 
 def _read_resource(resource: Any, where: str) -> list[dict[str, Any]]:
@@ -231,8 +240,7 @@ def csv_table_documents(
     ]
     name = Path(doc.source_path or doc.name).stem
     load = TableLoad(name, options.disposition())
-    where = f"file '{doc.source_path or doc.name}'"
-    return _documents(name, name, rows, [], options, load, where, source_path=doc.source_path), load
+    return _documents(name, name, rows, [], options, load, source_path=doc.source_path), load
 
 
 # --- rows to documents ----------------------------------------------------------------------
@@ -245,43 +253,37 @@ def _documents(
     declared_key: list[str],
     options: TableOptions,
     load: TableLoad,
-    where: str,
     *,
     source_path: str | None = None,
 ) -> list[LoadedDocument]:
     limit = options.max_rows_per_table
     if limit is not None and limit > 0:
         rows = rows[:limit]
-    docs: list[LoadedDocument] = []
+    docs: dict[tuple[str, str, str], LoadedDocument] = {}
     for values in rows:
         row = _row(table, values, options.primary_key, declared_key)
         text = _row_text(row)
         raw = text.encode("utf-8")
         identity = f"dlt\x00{source}\x00{row.table}\x00{row.key}\x00".encode()
         digest = hashlib.sha256(identity + raw).hexdigest()
-        if load.rows.get((row.table, row.key)) == digest:
-            continue  # the same row twice in one load
-        if (row.table, row.key) in load.rows and load.disposition != "append":
-            raise EngramValidationError(
-                f"{where}: table {row.table!r} holds two different rows with primary key "
-                f"{row.key!r}; name a unique column with primary_key=..., or load it with "
-                "write_disposition='append'"
-            )
-        load.rows[(row.table, row.key)] = digest
-        docs.append(
-            LoadedDocument(
-                name=f"dlt:{source}:{row.table}:{row.key}",
-                text=text,
-                mime_type="text/plain",
-                content_hash=digest,
-                size_bytes=len(raw),
-                source_path=source_path,
-                external_metadata={SOURCE_KEY: source, TABLE_KEY: row.table, ROW_KEY: row.key},
-                derive_graph=False,
-                given_graph=_row_graph(row),
-            )
+        fresh = load.rows.setdefault((row.table, row.key), set())
+        if load.disposition == "merge":  # an upsert by key: the load's last row of a key wins
+            for earlier in fresh:
+                docs.pop((row.table, row.key, earlier), None)
+            fresh.clear()
+        fresh.add(digest)
+        docs[(row.table, row.key, digest)] = LoadedDocument(
+            name=f"dlt:{source}:{row.table}:{row.key}",
+            text=text,
+            mime_type="text/plain",
+            content_hash=digest,
+            size_bytes=len(raw),
+            source_path=source_path,
+            external_metadata={SOURCE_KEY: source, TABLE_KEY: row.table, ROW_KEY: row.key},
+            derive_graph=False,
+            given_graph=_row_graph(row),
         )
-    return docs
+    return list(docs.values())
 
 
 def _row(
@@ -408,7 +410,7 @@ def _superseded(meta: object, content_hash: str, loads: Mapping[str, TableLoad])
     fresh = load.rows.get((str(meta.get(TABLE_KEY)), str(meta.get(ROW_KEY))))
     if fresh is None:
         return load.disposition == "replace"
-    return fresh != content_hash
+    return content_hash not in fresh
 
 
 def _staged_metadata(options: Mapping[str, Any]) -> object:
