@@ -14,12 +14,15 @@ computed this time (a deleted document's) are deleted. When the dataset's conten
 changed since the last build (its fingerprint, see
 :meth:`~engramdb.storage.base.Store.graph_fingerprint`) the stage reports ``already_completed``.
 
-Incremental builds (:mod:`.global_index_state`): a full build keeps the per-document mention
-counts, document frequencies, rankings and index nodes in memory, tagged with a token stored in
-the dataset's improve state. The automatic improve after remember() works from that state when
-its token is still the stored one: it reads only the added documents' mentions, re-ranks only
-the documents whose ranking can have changed, and re-renders only the buckets whose entities,
-labels or relations can have changed — the same nodes a full build computes.
+Incremental builds (:mod:`.global_index_state`): every build persists, in the transaction
+that writes the index nodes, the per-document mention counts and the chunk count it ranked with,
+tagged with a token. The automatic improve after remember() works from that state (kept in
+memory while the token is the process's own, loaded from the store otherwise): it reads only the
+mentions of documents added or changed since (the store's change notes), re-ranks only the
+documents whose ranking can have changed, and re-renders only the buckets whose entities,
+labels or relations can have changed — the same nodes a full build computes. An explicit
+improve() is a full build; when nothing was written since the last full build (its fingerprint
+and no change notes) it reports ``already_completed``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
@@ -37,10 +41,13 @@ from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.storage.base import DerivedWrite, Store
 
+if TYPE_CHECKING:
+    from engramdb.improvement.global_index_state import Notes
+
 __all__ = ["build_global_context_index"]
 
 FINGERPRINT_KEY = "global_context_index.fingerprint"
-#: The token of the last build's in-process state (see :mod:`.global_index_state`).
+#: The token of the last build, persisted with its state (see :mod:`.global_index_state`).
 TOKEN_KEY = "global_context_index.token"
 #: Entities named per document bucket, and relations listed per bucket.
 TOP_ENTITIES = 10
@@ -209,20 +216,26 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
 
     store, dataset = ctx.store, ctx.dataset
     if ctx.options.automatic:
-        kept = state.cached(store, dataset.id)
-        if kept is not None and kept.token == await store.get_improve_state(dataset.id, TOKEN_KEY):
+        kept = await state.current(store, dataset)
+        if kept is not None:
             return await state.build_incremental(ctx, kept)
+    notes = await state.read_notes(store, dataset.id)
     fingerprint = await store.graph_fingerprint(dataset.id)
-    if await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint:
+    if (
+        not notes.stamps
+        and await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint
+    ):
         return StageOutcome("already_completed", "no_writes_since_last_improve")
-    return await build_full(ctx)
+    return await build_full(ctx, notes)
 
 
-async def build_full(ctx: ImproveContext) -> StageOutcome:
-    """Every document's bucket and the root from the whole dataset's mention table."""
+async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
+    """Every document's bucket and the root from the whole dataset's mention table; the
+    change notes read before (``notes``) are covered by it."""
     from engramdb.improvement import global_index_state as state
 
     store, dataset = ctx.store, ctx.dataset
+    rows = await store.get_improve_states(dataset.id, state.DOC_PREFIX)
     data_ids = await store.data_ids(dataset.id)
     mentions: dict[UUID, dict[UUID, int]] = defaultdict(dict)
     for m in await store.entity_mentions(dataset.id):
@@ -243,6 +256,7 @@ async def build_full(ctx: ImproveContext) -> StageOutcome:
     changed = changed_nodes(computed, stored)
     anchors = kept.anchors()
     ids = {n.id for n in computed}
+    fresh = kept.rows(data_ids)
     report = await store.write_derived(
         DerivedWrite(
             dataset_id=dataset.id,
@@ -250,7 +264,12 @@ async def build_full(ctx: ImproveContext) -> StageOutcome:
             nodes=changed,
             anchors={k: v for k, v in anchors.items() if k in {n.id for n in changed}},
             delete_node_ids=[i for i in stored if i not in ids],
-            state={TOKEN_KEY: kept.token},
+            state={
+                TOKEN_KEY: kept.token,
+                state.CHUNKS_KEY: str(chunks),
+                **{k: v for k, v in fresh.items() if rows.get(k) != v},
+            },
+            drop_state={**{k: None for k in rows if k not in fresh}, **notes.stamps},
             fingerprint_key=FINGERPRINT_KEY,
         )
     )

@@ -1,38 +1,46 @@
-"""The global context index's state between builds, and the incremental build from it.
+"""The global context index's state between builds, kept in the store, and the incremental build.
 
-A full build (:func:`.global_index.build_full`) leaves an :class:`IndexState` in this process:
-per-document mention counts, document frequencies (``df``, summed over documents), the
-inverse entity -> documents map, each document's ranking with the window of ``N`` in which it
-holds (:func:`.global_index.rank`), the entity and document nodes the texts name, and the
-rendered nodes. The state is tagged with a token written in the same transaction as the index
-nodes (improve state ``global_context_index.token``), so a state is only used while no other
-build (another process, an explicit improve) replaced the index.
+A build (:func:`.global_index.build_full`, :func:`build_incremental`) leaves an
+:class:`IndexState`: per-document mention counts, document frequencies (``df``, summed over
+documents), the inverse entity -> documents map, each document's ranking with the window of
+``N`` in which it holds (:func:`.global_index.rank`), the entity and document nodes the texts
+name, and the rendered nodes. What cannot be read back cheaply is persisted in the dataset's
+improve state in the SAME transaction as the index nodes: one row per document
+(:data:`DOC_PREFIX`, its name and mention counts), the chunk count ``N`` (:data:`CHUNKS_KEY`)
+and a token (:data:`~.global_index.TOKEN_KEY`) that every build replaces. The process keeps its
+last state in memory while the stored token is still its own; otherwise (a new process, or
+another process built since) it loads the rows, ranks the documents and reads the stored index
+nodes and the ranked entities' names: no mention-table scan, no relation probes, no writes.
 
 An incremental build, for the automatic improve after remember(), reads only:
 
-* the dataset's data ids (which documents came and went) and its chunk count;
-* the added documents' mention counts (:meth:`~engramdb.storage.base.Store.entity_mentions`
-  with ``data_ids``), the names of entities whose label may have changed, and the relations
-  of buckets it re-renders.
+* the dataset's data ids (which documents came and went), its chunk count, and the change notes
+  of writes that changed mentions or entities without a data item coming or going (a queued
+  extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
+  :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`);
+* the mention counts of added documents, of noted documents and of the documents that mention a
+  noted entity (:meth:`~engramdb.storage.base.Store.entity_mentions` with ``data_ids``), the names
+  of entities whose label may have changed, and the relations of buckets it re-renders.
 
-A document is re-ranked when it is new, shares an entity whose ``df`` changed, or when ``N``
-left its ranking's window; a bucket is re-rendered when its ranking changed, when two of its
-entities were mentioned by an added or removed document (a relation between them may have come
-or gone), or when one of its entities' label changed. The result equals a full build's
-(tests/integration/test_incremental_improve.py compares them). The state lives in memory:
-a new process (or a token that moved) starts with one full build.
+A document is re-ranked when it is new or re-read, shares an entity whose ``df`` changed, or when
+``N`` left its ranking's window; a bucket is re-rendered when its ranking changed, when two of
+its entities were mentioned by an added, removed or re-read document (a relation between them
+may have come or gone), when one of its entities' label changed, or when one of them is a noted
+entity (a merge re-points relations). The result equals a full build's
+(tests/integration/test_incremental_improve.py compares them after every kind of write).
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from engramdb.artifacts.global_index import OWNER, bucket_id
+from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
     FINGERPRINT_KEY,
@@ -47,8 +55,24 @@ from engramdb.improvement.global_index import (
 )
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.storage.base import DerivedWrite, Store
+from engramdb.storage.types import GRAPH_CHANGE_PREFIX
 
-__all__ = ["IndexState", "build_incremental", "cached", "remember_state"]
+__all__ = [
+    "CHUNKS_KEY",
+    "DOC_PREFIX",
+    "IndexState",
+    "Notes",
+    "build_incremental",
+    "cached",
+    "current",
+    "read_notes",
+    "remember_state",
+]
+
+#: One improve-state row per document: ``{"name": ..., "mentions": {entity hex: chunks}}``.
+DOC_PREFIX = "global_context_index.doc:"
+#: The chunk count ``N`` the stored rankings were computed with.
+CHUNKS_KEY = "global_context_index.chunks"
 
 #: store -> dataset id -> the state of the last build in this process (gone with the store).
 _STATES: weakref.WeakKeyDictionary[Store, dict[UUID, IndexState]] = weakref.WeakKeyDictionary()
@@ -64,6 +88,29 @@ def remember_state(store: Store, dataset_id: UUID, state: IndexState) -> None:
 
 def _drop(store: Store, dataset_id: UUID) -> None:
     _STATES.get(store, {}).pop(dataset_id, None)
+
+
+def doc_key(doc_id: UUID) -> str:
+    return f"{DOC_PREFIX}{doc_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """The change notes a build read: the stamps to drop, the documents and entities noted."""
+
+    stamps: dict[str, str]
+    documents: set[UUID]
+    entities: set[UUID]
+
+
+async def read_notes(store: Store, dataset_id: UUID) -> Notes:
+    stamps = await store.get_improve_states(dataset_id, GRAPH_CHANGE_PREFIX)
+    documents: set[UUID] = set()
+    entities: set[UUID] = set()
+    for key in stamps:
+        kind, _, node_id = key.removeprefix(GRAPH_CHANGE_PREFIX).partition(":")
+        (documents if kind == "d" else entities).add(UUID(node_id))
+    return Notes(stamps, documents, entities)
 
 
 @dataclass(slots=True)
@@ -85,20 +132,32 @@ class IndexState:
     def empty(cls, token: str, data_ids: Iterable[UUID]) -> IndexState:
         return cls(token=token, data_ids=set(data_ids))
 
-    def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
-        self.per_doc[doc_id] = mentions
-        for entity_id, count in mentions.items():
-            self.df[entity_id] += count
-            self.by_entity[entity_id].add(doc_id)
-
-    def remove_document(self, doc_id: UUID) -> None:
-        for entity_id, count in self.per_doc.pop(doc_id, {}).items():
+    def set_mentions(self, doc_id: UUID, mentions: Mapping[UUID, int]) -> set[UUID]:
+        """Replace the document's mention counts; returns the entities it mentioned before or
+        mentions now."""
+        old = self.per_doc.pop(doc_id, {})
+        for entity_id, count in old.items():
             self.df[entity_id] -= count
             if self.df[entity_id] <= 0:
                 del self.df[entity_id]
             self.by_entity[entity_id].discard(doc_id)
             if not self.by_entity[entity_id]:
                 del self.by_entity[entity_id]
+        if mentions:
+            self.per_doc[doc_id] = dict(mentions)
+            for entity_id, count in mentions.items():
+                self.df[entity_id] += count
+                self.by_entity[entity_id].add(doc_id)
+        else:
+            self.top.pop(doc_id, None)
+            self.window.pop(doc_id, None)
+        return set(old) | set(mentions)
+
+    def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
+        self.set_mentions(doc_id, mentions)
+
+    def remove_document(self, doc_id: UUID) -> None:
+        self.set_mentions(doc_id, {})
         for table in (self.top, self.window, self.doc_names, self.buckets):
             table.pop(doc_id, None)
 
@@ -107,6 +166,20 @@ class IndexState:
 
     def entities_in_tops(self) -> set[UUID]:
         return {s.entity_id for scored in self.top.values() for s in scored}
+
+    def row(self, doc_id: UUID) -> str:
+        """The document's persisted row (:data:`DOC_PREFIX`)."""
+        mentions = self.per_doc.get(doc_id, {})
+        return json.dumps(
+            {
+                "name": self.doc_names.get(doc_id, "") if mentions else "",
+                "mentions": {e.hex: mentions[e] for e in sorted(mentions, key=lambda e: e.int)},
+            },
+            separators=(",", ":"),
+        )
+
+    def rows(self, doc_ids: Iterable[UUID]) -> dict[str, str]:
+        return {doc_key(d): self.row(d) for d in doc_ids}
 
     async def load_names(
         self, store: Store, doc_ids: Sequence[UUID], entity_ids: set[UUID]
@@ -130,7 +203,7 @@ class IndexState:
             else:
                 self.names[entity_id] = new
         if doc_ids:
-            for node in await store.get_nodes(sorted(doc_ids, key=str)):
+            for node in await store.get_nodes(sorted(doc_ids, key=str), provenance=False):
                 self.doc_names[node.id] = node.name
         return changed
 
@@ -165,46 +238,96 @@ class IndexState:
         return {node.id: doc_id for doc_id, node in self.buckets.items()}
 
 
+async def load(store: Store, dataset: Dataset, token: str) -> IndexState:
+    """The state the build of ``token`` persisted, as that build left it."""
+    kept = IndexState.empty(token, ())
+    parsed: dict[str, UUID] = {}
+    for key, value in (await store.get_improve_states(dataset.id, DOC_PREFIX)).items():
+        doc_id = UUID(key.removeprefix(DOC_PREFIX))
+        row = json.loads(value)
+        kept.data_ids.add(doc_id)
+        mentions: dict[UUID, int] = {}
+        for text, count in row["mentions"].items():
+            entity_id = parsed.get(text)
+            if entity_id is None:
+                entity_id = parsed[text] = UUID(hex=text)
+            mentions[entity_id] = int(count)
+        if mentions:
+            kept.set_mentions(doc_id, mentions)
+            kept.doc_names[doc_id] = str(row["name"])
+    kept.chunks = int(await store.get_improve_state(dataset.id, CHUNKS_KEY) or 0)
+    for doc_id in kept.per_doc:
+        kept.rerank(doc_id)
+    for node in (await store.list_derived(dataset.id, OWNER)).nodes:
+        if node.type == ROOT_TYPE:
+            kept.root = node
+        elif node.type == BUCKET_TYPE:
+            kept.buckets[UUID(str(node.properties["data_id"]))] = node
+    await kept.load_names(store, (), kept.entities_in_tops())
+    return kept
+
+
+async def current(store: Store, dataset: Dataset) -> IndexState | None:
+    """The state of the dataset's last build: this process's, or loaded from the store (None
+    when the index was never built)."""
+    token = await store.get_improve_state(dataset.id, TOKEN_KEY)
+    if not token:
+        return None
+    kept = cached(store, dataset.id)
+    if kept is not None and kept.token == token:
+        return kept
+    kept = await load(store, dataset, token)
+    remember_state(store, dataset.id, kept)
+    return kept
+
+
 async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutcome:
     store, dataset = ctx.store, ctx.dataset
     ids = set(await store.data_ids(dataset.id))
     chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
+    notes = await read_notes(store, dataset.id)
     added = sorted(ids - kept.data_ids, key=lambda d: d.int)
     removed = kept.data_ids - ids
-    if not added and not removed and chunks == kept.chunks:
+    if not added and not removed and not notes.stamps and chunks == kept.chunks:
         return StageOutcome("already_completed", "no_writes_since_last_improve")
     _drop(store, dataset.id)  # mutated below: kept again only once the write went through
 
+    noted = notes.documents | {d for e in notes.entities for d in kept.by_entity.get(e, ())}
+    reread = sorted((noted & kept.data_ids & ids) - set(added), key=lambda d: d.int)
+    read = [*added, *reread]
     new: dict[UUID, dict[UUID, int]] = defaultdict(dict)
-    for m in await store.entity_mentions(dataset.id, data_ids=added) if added else []:
+    for m in await store.entity_mentions(dataset.id, data_ids=read) if read else []:
         new[m.data_id][m.entity_id] = m.chunks
     touched: set[UUID] = set()
     gone = [bucket_id(dataset.id, d) for d in removed if d in kept.buckets]
     for doc_id in removed:
         touched |= kept.per_doc.get(doc_id, {}).keys()
         kept.remove_document(doc_id)
-    for doc_id in added:
-        if new.get(doc_id):
-            kept.add_document(doc_id, new[doc_id])
-            touched |= new[doc_id].keys()
+    for doc_id in read:
+        touched |= kept.set_mentions(doc_id, new.get(doc_id, {}))
     kept.data_ids = ids
     kept.chunks = chunks
     now = level(chunks)
 
-    rerank = {d for d in added if d in kept.per_doc}
+    rerank = {d for d in read if d in kept.per_doc}
     rerank |= {d for e in touched for d in kept.by_entity.get(e, ())}
     rerank |= {d for d, (lo, hi) in kept.window.items() if not lo < now < hi}
     before = {d: [s.entity_id for s in kept.top.get(d, [])] for d in rerank}
     for doc_id in rerank:
         kept.rerank(doc_id)
     render = {d for d in rerank if [s.entity_id for s in kept.top[d]] != before[d]}
+    render |= {d for d in reread if d not in kept.per_doc}  # lost every mention: no bucket
     render |= {
-        d for d, scored in kept.top.items() if sum(s.entity_id in touched for s in scored) >= 2
+        d
+        for d, scored in kept.top.items()
+        if sum(s.entity_id in touched for s in scored) >= 2
+        or any(s.entity_id in notes.entities for s in scored)
     }
     in_tops = kept.entities_in_tops()
-    wanted = {s.entity_id for d in render for s in kept.top[d]} - kept.names.keys()
+    wanted = {s.entity_id for d in render for s in kept.top.get(d, [])} - kept.names.keys()
+    unnamed = [d for d in read if d in kept.per_doc and d not in kept.doc_names]
     relabelled = await kept.load_names(
-        store, [d for d in added if d in kept.per_doc], wanted | (touched & in_tops)
+        store, unnamed, wanted | ((touched | notes.entities) & in_tops)
     )
     if relabelled:
         render |= {
@@ -212,7 +335,9 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
         }
     for name_id in [e for e in kept.names if e not in in_tops]:
         del kept.names[name_id]  # keep the names of ranked entities only
-    by_pair = await relations_of(store, [kept.top[d] for d in sorted(render, key=str)])
+    by_pair = await relations_of(
+        store, [kept.top[d] for d in sorted(render, key=str) if d in kept.top]
+    )
     previous = {d: kept.buckets.get(d) for d in render}
     for doc_id in render:
         kept.render(dataset, doc_id, by_pair)
@@ -236,6 +361,7 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
         changed.append(new_root)
     kept.token = uuid.uuid4().hex
     anchors = kept.anchors()
+    drops: dict[str, str | None] = {doc_key(d): None for d in removed}
     report = await store.write_derived(
         DerivedWrite(
             dataset_id=dataset.id,
@@ -244,7 +370,13 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
             anchors={n.id: anchors[n.id] for n in changed if n.id in anchors},
             delete_node_ids=gone,
             # the content fingerprint of the last full build no longer describes the index
-            state={TOKEN_KEY: kept.token, FINGERPRINT_KEY: ""},
+            state={
+                TOKEN_KEY: kept.token,
+                FINGERPRINT_KEY: "",
+                CHUNKS_KEY: str(chunks),
+                **kept.rows(read),
+            },
+            drop_state={**drops, **notes.stamps},
         )
     )
     remember_state(store, dataset.id, kept)

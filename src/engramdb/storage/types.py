@@ -14,6 +14,7 @@ from engramdb.models.records import DataRecord, Edge, Node
 from engramdb.models.sessions import EntryMark
 
 __all__ = [
+    "GRAPH_CHANGE_PREFIX",
     "ArchivedGraph",
     "DeleteReport",
     "DerivedReport",
@@ -34,9 +35,23 @@ __all__ = [
     "StoredMark",
     "Subgraph",
     "VectorRow",
+    "graph_change_key",
 ]
 
 FloatArray = npt.NDArray[np.float32]
+
+#: Writes that change what a document mentions, or an entity's content, without a data item
+#: coming or going note it in the dataset's improve state, in their own transaction:
+#: ``graph.changed:d:<data id>`` for a document's queued extraction (``DocumentWrite.extends``),
+#: ``graph.changed:e:<node id>`` for a rewritten node and for both sides of an entity merge.
+#: Each value is a fresh stamp; an incremental improve reads the notes and deletes those it
+#: covered (:attr:`DerivedWrite.drop_state`, only while the stamp is still the one it read).
+GRAPH_CHANGE_PREFIX = "graph.changed:"
+
+
+def graph_change_key(kind: str, node_id: UUID) -> str:
+    """The improve-state key of one change note (``kind``: ``"d"`` document, ``"e"`` entity)."""
+    return f"{GRAPH_CHANGE_PREFIX}{kind}:{node_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +152,8 @@ class DerivedWrite:
       write (``replace_types`` limits that to nodes of those types and to edges leaving them);
       ``delete_node_ids`` deletes those of the owner's nodes. Deleting a node deletes every
       edge touching it.
-    * ``state`` sets improve-state values; ``fingerprint_key`` stores
+    * ``state`` sets improve-state values; ``drop_state`` deletes improve-state keys (one
+      mapped to a value only while it still holds that value); ``fingerprint_key`` stores
       :meth:`.Store.graph_fingerprint` as computed at the end of the transaction.
     * ``marks`` maps a consumer name to session-entry marks that must all be new.
     """
@@ -151,6 +167,7 @@ class DerivedWrite:
     replace_types: Sequence[str] = ()
     delete_node_ids: Sequence[UUID] = ()
     state: Mapping[str, str] = field(default_factory=dict)
+    drop_state: Mapping[str, str | None] = field(default_factory=dict)
     fingerprint_key: str | None = None
     marks: Mapping[str, Sequence[EntryMark]] = field(default_factory=dict)
 

@@ -89,6 +89,12 @@ class DerivedStore(ABC):
         """Store or replace one improve-state value of the dataset (deleted with it)."""
 
     @abstractmethod
+    async def get_improve_states(self, dataset_id: UUID, prefix: str) -> dict[str, str]:
+        """The dataset's improve-state values whose key starts with ``prefix``, by key (the
+        change notes of :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`, a stage's
+        per-document state)."""
+
+    @abstractmethod
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         """A short string that changes whenever the dataset's ingested content changes (a data
         item, node or edge written or deleted) and stays equal under reads, feedback-weight

@@ -10,7 +10,8 @@ transaction.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from uuid import UUID
 
@@ -24,7 +25,13 @@ from engramdb.storage.sql.rows import edge_columns, row_to_edge
 from engramdb.storage.sql.sessions import mark_entries
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.sql.values import as_uuid
-from engramdb.storage.types import DerivedWrite, FeedbackReport, FeedbackUpdate, Subgraph
+from engramdb.storage.types import (
+    DerivedWrite,
+    FeedbackReport,
+    FeedbackUpdate,
+    Subgraph,
+    graph_change_key,
+)
 
 __all__ = [
     "DerivedMethods",
@@ -33,10 +40,13 @@ __all__ = [
     "check_owners",
     "data_ids",
     "doomed_nodes",
+    "drop_states",
     "fact_edges",
     "get_state",
+    "get_states",
     "graph_fingerprint",
     "list_derived",
+    "note_changes",
     "set_state",
     "spend_marks",
     "stale_edges",
@@ -175,6 +185,44 @@ def set_state(d: SqlDialect, dataset_id: UUID, key: str, value: str) -> Unit[Non
     )
 
 
+def get_states(d: SqlDialect, dataset_id: UUID, prefix: str) -> Unit[dict[str, str]]:
+    """The dataset's improve-state values whose key starts with ``prefix``, by key."""
+    p = d.param
+    rows = yield from all_rows(
+        "SELECT key, value FROM improve_state "
+        f"WHERE dataset_id = {p} AND substr(key, 1, {len(prefix)}) = {p}",
+        dataset_id,
+        prefix,
+    )
+    return {str(row[0]): str(row[1]) for row in rows}
+
+
+def drop_states(d: SqlDialect, dataset_id: UUID, drops: Mapping[str, str | None]) -> Unit[None]:
+    """Delete these improve-state keys; one given a value only while it still holds it (a
+    change noted again after it was read stays for the next reader)."""
+    p = d.param
+    for key, value in sorted(drops.items()):
+        if value is None:
+            yield from execute(
+                f"DELETE FROM improve_state WHERE dataset_id = {p} AND key = {p}", dataset_id, key
+            )
+        else:
+            yield from execute(
+                f"DELETE FROM improve_state WHERE dataset_id = {p} AND key = {p} AND value = {p}",
+                dataset_id,
+                key,
+                value,
+            )
+
+
+def note_changes(d: SqlDialect, dataset_id: UUID, kind: str, ids: Iterable[UUID]) -> Unit[None]:
+    """Note, in the caller's transaction, that these documents (``kind`` ``"d"``) or entities
+    (``"e"``) changed without a data item coming or going (see
+    :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`). Each note gets a fresh stamp."""
+    for node_id in sorted(set(ids), key=str):
+        yield from set_state(d, dataset_id, graph_change_key(kind, node_id), uuid.uuid4().hex)
+
+
 def graph_fingerprint(d: SqlDialect, dataset_id: UUID) -> Unit[str]:
     """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
     new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
@@ -297,6 +345,9 @@ class DerivedMethods(UnitPort):
 
     async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
         await self._write_unit(partial(set_state, self.dialect, dataset_id, key, value))
+
+    async def get_improve_states(self, dataset_id: UUID, prefix: str) -> dict[str, str]:
+        return await self._read_unit(partial(get_states, self.dialect, dataset_id, prefix))
 
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         return await self._read_unit(partial(data_ids, self.dialect, dataset_id))
