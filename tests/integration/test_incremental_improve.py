@@ -20,7 +20,7 @@ from engramdb.improvement.runner import improve_dataset
 from engramdb.ingest.queue import extract_queue
 from engramdb.models.improve import StageResult
 from engramdb.models.records import NodeType
-from engramdb.storage.types import GRAPH_CHANGE_PREFIX, EntityMerge, NodeRewrite
+from engramdb.storage.types import EntityMerge, NodeRewrite, graph_change_prefix
 from tests.support.chunk_answers import chunk_answers
 from tests.support.openai_server import OpenAIServer
 
@@ -79,7 +79,7 @@ async def _check_against_full_rebuild(dataset_id: UUID) -> None:
     assert dataset is not None
     await _check_state(await global_index_state.load(store, dataset, kept.token), dataset_id)
     # every change note was covered
-    assert await store.get_improve_states(dataset_id, GRAPH_CHANGE_PREFIX) == {}
+    assert await store.get_improve_states(dataset_id, graph_change_prefix(OWNER)) == {}
     # an explicit improve() after an incremental build rebuilds everything: nothing to change
     result = await engramdb.improve()
     stage = result.stage("global_context_index")
@@ -167,7 +167,7 @@ async def test_merge_rewrite_and_forget_are_seen_by_the_incremental_build() -> N
     node = (await store.get_nodes([ada]))[0]
     relabelled = {**node.properties, "entity_type": "Mathematician"}
     await store.rewrite_nodes(dataset_id, [NodeRewrite(ada, node.text, relabelled)])
-    assert await store.get_improve_states(dataset_id, GRAPH_CHANGE_PREFIX)
+    assert await store.get_improve_states(dataset_id, graph_change_prefix(OWNER))
     stage = await _automatic_improve(dataset_id)
     assert stage.counts["written"] > 0
     assert any(

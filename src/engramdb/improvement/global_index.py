@@ -37,12 +37,13 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
+from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.storage.base import DerivedWrite, Store
 
 if TYPE_CHECKING:
-    from engramdb.improvement.global_index_state import Notes
+    from engramdb.improvement.changes import Notes
 
 __all__ = ["build_global_context_index"]
 
@@ -219,7 +220,7 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
         kept = await state.current(store, dataset)
         if kept is not None:
             return await state.build_incremental(ctx, kept)
-    notes = await state.read_notes(store, dataset.id)
+    notes = await read_notes(store, dataset.id, OWNER)
     fingerprint = await store.graph_fingerprint(dataset.id)
     if (
         not notes.stamps

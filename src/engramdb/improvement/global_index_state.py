@@ -17,7 +17,7 @@ An incremental build, for the automatic improve after remember(), reads only:
 * the dataset's data ids (which documents came and went), its chunk count, and the change notes
   of writes that changed mentions or entities without a data item coming or going (a queued
   extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
-  :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`);
+  :mod:`.changes`);
 * the mention counts of added documents, of noted documents and of the documents that mention a
   noted entity (:meth:`~engramdb.storage.base.Store.entity_mentions` with ``data_ids``), the names
   of entities whose label may have changed, and the relations of buckets it re-renders.
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id
+from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
     FINGERPRINT_KEY,
@@ -55,17 +56,15 @@ from engramdb.improvement.global_index import (
 )
 from engramdb.models.records import Dataset, Node, NodeType
 from engramdb.storage.base import DerivedWrite, Store
-from engramdb.storage.types import GRAPH_CHANGE_PREFIX
 
 __all__ = [
     "CHUNKS_KEY",
     "DOC_PREFIX",
     "IndexState",
-    "Notes",
     "build_incremental",
     "cached",
     "current",
-    "read_notes",
+    "load",
     "remember_state",
 ]
 
@@ -92,25 +91,6 @@ def _drop(store: Store, dataset_id: UUID) -> None:
 
 def doc_key(doc_id: UUID) -> str:
     return f"{DOC_PREFIX}{doc_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class Notes:
-    """The change notes a build read: the stamps to drop, the documents and entities noted."""
-
-    stamps: dict[str, str]
-    documents: set[UUID]
-    entities: set[UUID]
-
-
-async def read_notes(store: Store, dataset_id: UUID) -> Notes:
-    stamps = await store.get_improve_states(dataset_id, GRAPH_CHANGE_PREFIX)
-    documents: set[UUID] = set()
-    entities: set[UUID] = set()
-    for key in stamps:
-        kind, _, node_id = key.removeprefix(GRAPH_CHANGE_PREFIX).partition(":")
-        (documents if kind == "d" else entities).add(UUID(node_id))
-    return Notes(stamps, documents, entities)
 
 
 @dataclass(slots=True)
@@ -285,7 +265,7 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
     store, dataset = ctx.store, ctx.dataset
     ids = set(await store.data_ids(dataset.id))
     chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
-    notes = await read_notes(store, dataset.id)
+    notes = await read_notes(store, dataset.id, OWNER)
     added = sorted(ids - kept.data_ids, key=lambda d: d.int)
     removed = kept.data_ids - ids
     if not added and not removed and not notes.stamps and chunks == kept.chunks:

@@ -15,6 +15,7 @@ from engramdb.models.sessions import EntryMark
 
 __all__ = [
     "GRAPH_CHANGE_PREFIX",
+    "GRAPH_CHANGE_READERS",
     "ArchivedGraph",
     "DeleteReport",
     "DerivedReport",
@@ -35,23 +36,35 @@ __all__ = [
     "StoredMark",
     "Subgraph",
     "VectorRow",
-    "graph_change_key",
+    "graph_change_keys",
+    "graph_change_prefix",
 ]
 
 FloatArray = npt.NDArray[np.float32]
 
 #: Writes that change what a document mentions, or an entity's content, without a data item
-#: coming or going note it in the dataset's improve state, in their own transaction:
-#: ``graph.changed:d:<data id>`` for a document's queued extraction (``DocumentWrite.extends``),
-#: ``graph.changed:e:<node id>`` for a rewritten node and for both sides of an entity merge.
-#: Each value is a fresh stamp; an incremental improve reads the notes and deletes those it
-#: covered (:attr:`DerivedWrite.drop_state`, only while the stamp is still the one it read).
+#: coming or going note it in the dataset's improve state, in their own transaction, once for
+#: each reader (:data:`GRAPH_CHANGE_READERS`): ``graph.changed:<reader>:d:<data id>`` for a
+#: document's queued extraction (``DocumentWrite.extends``), ``graph.changed:<reader>:e:<node
+#: id>`` for a rewritten node and for both sides of an entity merge. Each value is a fresh
+#: stamp; a reader reads its notes and deletes those it covered
+#: (:attr:`DerivedWrite.drop_state`, only while the stamp is still the one it read).
 GRAPH_CHANGE_PREFIX = "graph.changed:"
+#: The improve stages that read change notes (their derived-data owners).
+GRAPH_CHANGE_READERS = ("global_context_index", "review_conflicts")
 
 
-def graph_change_key(kind: str, node_id: UUID) -> str:
-    """The improve-state key of one change note (``kind``: ``"d"`` document, ``"e"`` entity)."""
-    return f"{GRAPH_CHANGE_PREFIX}{kind}:{node_id}"
+def graph_change_prefix(reader: str) -> str:
+    """The prefix of one reader's change notes."""
+    if reader not in GRAPH_CHANGE_READERS:
+        raise ValueError(f"{reader!r} reads no change notes (GRAPH_CHANGE_READERS)")
+    return f"{GRAPH_CHANGE_PREFIX}{reader}:"
+
+
+def graph_change_keys(kind: str, node_id: UUID) -> list[str]:
+    """The improve-state keys of one change (``kind``: ``"d"`` document, ``"e"`` entity), one
+    per reader."""
+    return [f"{graph_change_prefix(r)}{kind}:{node_id}" for r in GRAPH_CHANGE_READERS]
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,8 +115,15 @@ class DerivedStore(ABC):
 
     @abstractmethod
     async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+        self,
+        dataset_id: UUID,
+        *,
+        exclude_relations: Sequence[str] = (),
+        source_ids: Sequence[UUID] | None = None,
+        data_ids: Sequence[UUID] | None = None,
     ) -> list[Edge]:
         """The dataset's ingested edges (derived edges left out) whose relation is not in
         ``exclude_relations``, with their provenance, in insertion order: the facts a conflict
-        review reads."""
+        review reads. ``source_ids`` keeps the edges leaving those nodes, ``data_ids`` those
+        supported by those data items (index lookups, no scan of the dataset's edges); an
+        empty sequence: []."""

@@ -30,7 +30,7 @@ from engramdb.storage.types import (
     FeedbackReport,
     FeedbackUpdate,
     Subgraph,
-    graph_change_key,
+    graph_change_keys,
 )
 
 __all__ = [
@@ -220,7 +220,9 @@ def note_changes(d: SqlDialect, dataset_id: UUID, kind: str, ids: Iterable[UUID]
     (``"e"``) changed without a data item coming or going (see
     :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`). Each note gets a fresh stamp."""
     for node_id in sorted(set(ids), key=str):
-        yield from set_state(d, dataset_id, graph_change_key(kind, node_id), uuid.uuid4().hex)
+        stamp = uuid.uuid4().hex
+        for key in graph_change_keys(kind, node_id):
+            yield from set_state(d, dataset_id, key, stamp)
 
 
 def graph_fingerprint(d: SqlDialect, dataset_id: UUID) -> Unit[str]:
@@ -306,13 +308,29 @@ def apply_feedback_weights(
 
 
 def fact_edges(
-    d: SqlDialect, dataset_id: UUID, exclude_relations: Sequence[str]
+    d: SqlDialect,
+    dataset_id: UUID,
+    exclude_relations: Sequence[str],
+    source_ids: Sequence[UUID] | None = None,
+    data_ids: Sequence[UUID] | None = None,
 ) -> Unit[list[Edge]]:
-    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``."""
+    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``;
+    only those leaving ``source_ids`` / supported by ``data_ids`` when given."""
+    if (source_ids is not None and not source_ids) or (data_ids is not None and not data_ids):
+        return []
     excluded, params = d.in_list("e.relation", list(exclude_relations), "text")
+    where = ""
+    if source_ids is not None:
+        sources, more = d.in_list("e.source_id", sorted(set(source_ids), key=str))
+        where += f" AND {sources}"
+        params += more
+    if data_ids is not None:
+        supported, more = d.in_list("s.data_id", sorted(set(data_ids), key=str))
+        where += f" AND e.id IN (SELECT s.edge_id FROM edge_sources s WHERE {supported})"
+        params += more
     rows = yield from all_rows(
         f"SELECT {edge_columns(d)} FROM edges e WHERE e.dataset_id = {d.param} "
-        f"AND NOT ({excluded}) "
+        f"AND NOT ({excluded}){where} "
         "AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id) ORDER BY e.seq",
         dataset_id,
         *params,
@@ -358,8 +376,20 @@ class DerivedMethods(UnitPort):
         )
 
     async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+        self,
+        dataset_id: UUID,
+        *,
+        exclude_relations: Sequence[str] = (),
+        source_ids: Sequence[UUID] | None = None,
+        data_ids: Sequence[UUID] | None = None,
     ) -> list[Edge]:
         return await self._read_unit(
-            partial(fact_edges, self.dialect, dataset_id, list(exclude_relations))
+            partial(
+                fact_edges,
+                self.dialect,
+                dataset_id,
+                list(exclude_relations),
+                None if source_ids is None else list(source_ids),
+                None if data_ids is None else list(data_ids),
+            )
         )
