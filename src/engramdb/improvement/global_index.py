@@ -27,6 +27,7 @@ and no change notes) it reports ``already_completed``.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import uuid
@@ -39,7 +40,7 @@ from uuid import UUID
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
 from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
-from engramdb.models.records import Dataset, Node, NodeType
+from engramdb.models.records import Dataset, Node
 from engramdb.storage.base import DerivedWrite, Store
 
 if TYPE_CHECKING:
@@ -166,23 +167,18 @@ def bucket(
 
 def root(
     dataset: Dataset,
-    buckets: list[Node],
-    top: Mapping[UUID, list[Scored]],
-    per_doc: Mapping[UUID, Mapping[UUID, int]],
+    buckets: Sequence[Node],
+    counts: Mapping[UUID, int],
     chunks: int,
     df: Mapping[UUID, int],
     names: Mapping[UUID, Node],
 ) -> Node:
     """The dataset root. An entity's overall score is its ``idf`` for the current ``chunks``
-    times its counts summed over the buckets that rank it (a kept ranking's own scores may date
-    from an earlier ``N``)."""
-    counts: dict[UUID, int] = defaultdict(int)
-    for doc_id, scored in top.items():
-        mentions = per_doc[doc_id]
-        for s in scored:
-            counts[s.entity_id] += mentions[s.entity_id]
-    overall = {e: c * idf(chunks, df[e]) for e, c in counts.items()}
-    best = sorted(overall, key=lambda e: (-overall[e], e.int))[:ROOT_ENTITIES]
+    times ``counts``: its counts summed over the documents whose ranking names it (a kept
+    ranking's own scores may date from an earlier ``N``)."""
+    best = heapq.nsmallest(
+        ROOT_ENTITIES, counts, key=lambda e: (-counts[e] * idf(chunks, df[e]), e.int)
+    )
     lines = [f"Dataset: {dataset.name} ({len(buckets)} documents indexed)"]
     if best:
         lines.append("Main entities: " + ", ".join(label(names.get(e)) for e in best))
@@ -241,11 +237,11 @@ async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
     mentions: dict[UUID, dict[UUID, int]] = defaultdict(dict)
     for m in await store.entity_mentions(dataset.id):
         mentions[m.data_id][m.entity_id] = m.chunks
-    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
     kept = state.IndexState.empty(uuid.uuid4().hex, data_ids)
+    for doc_id, chunks in (await store.chunk_counts(dataset.id)).items():
+        kept.set_chunks(doc_id, chunks)
     for doc_id in sorted(mentions, key=lambda d: d.int):
         kept.add_document(doc_id, mentions[doc_id])
-    kept.chunks = chunks
     for doc_id in kept.per_doc:
         kept.rerank(doc_id)
     await kept.load_names(store, list(kept.per_doc), set(kept.entities_in_tops()))
@@ -267,7 +263,6 @@ async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
             delete_node_ids=[i for i in stored if i not in ids],
             state={
                 TOKEN_KEY: kept.token,
-                state.CHUNKS_KEY: str(chunks),
                 **{k: v for k, v in fresh.items() if rows.get(k) != v},
             },
             drop_state={**{k: None for k in rows if k not in fresh}, **notes.stamps},

@@ -110,6 +110,13 @@ class DerivedStore(ABC):
         lookups per document, no scan of the dataset)."""
 
     @abstractmethod
+    async def chunk_counts(
+        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
+    ) -> dict[UUID, int]:
+        """How many chunks each document of the dataset has (documents without chunks left
+        out); ``data_ids`` limits it to those documents (index lookups, no scan)."""
+
+    @abstractmethod
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         """The ids of the dataset's data items, sorted (one index range, no metadata read)."""
 

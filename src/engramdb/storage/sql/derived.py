@@ -38,6 +38,7 @@ __all__ = [
     "apply_feedback_weights",
     "check_datasets",
     "check_owners",
+    "chunk_counts",
     "data_ids",
     "doomed_nodes",
     "drop_states",
@@ -186,15 +187,40 @@ def set_state(d: SqlDialect, dataset_id: UUID, key: str, value: str) -> Unit[Non
 
 
 def get_states(d: SqlDialect, dataset_id: UUID, prefix: str) -> Unit[dict[str, str]]:
-    """The dataset's improve-state values whose key starts with ``prefix``, by key."""
+    """The dataset's improve-state values whose key starts with ``prefix``, by key. SQLite
+    compares text bytewise, so the prefix is a range of its primary key; PostgreSQL's collation
+    may not, so there the dataset's keys are filtered (its index entries: values stay unread)."""
     p = d.param
+    params: list[object] = [dataset_id, prefix]
+    where = f"substr(key, 1, {len(prefix)}) = {p}"
+    if d.name == "sqlite":
+        where += f" AND key >= {p} AND key < {p}"
+        params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
     rows = yield from all_rows(
-        "SELECT key, value FROM improve_state "
-        f"WHERE dataset_id = {p} AND substr(key, 1, {len(prefix)}) = {p}",
-        dataset_id,
-        prefix,
+        f"SELECT key, value FROM improve_state WHERE dataset_id = {p} AND {where}", *params
     )
     return {str(row[0]): str(row[1]) for row in rows}
+
+
+def chunk_counts(
+    d: SqlDialect, dataset_id: UUID, data_ids: Sequence[UUID] | None
+) -> Unit[dict[UUID, int]]:
+    """How many chunks each document of the dataset has (a chunk's one provenance row is its
+    document); only ``data_ids`` when given (index lookups per document)."""
+    p = d.param
+    only, params = "", []
+    if data_ids is not None:
+        if not data_ids:
+            return {}
+        only, params = d.in_list("s.data_id", sorted(set(data_ids), key=str))
+        only = f" AND {only}"
+    rows = yield from all_rows(
+        "SELECT s.data_id, count(*) FROM node_sources s JOIN nodes n ON n.id = s.node_id "
+        f"WHERE n.dataset_id = {p} AND n.type = 'Chunk'{only} GROUP BY s.data_id",
+        dataset_id,
+        *params,
+    )
+    return {as_uuid(row[0]): int(row[1]) for row in rows}
 
 
 def drop_states(d: SqlDialect, dataset_id: UUID, drops: Mapping[str, str | None]) -> Unit[None]:
@@ -369,6 +395,12 @@ class DerivedMethods(UnitPort):
 
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         return await self._read_unit(partial(data_ids, self.dialect, dataset_id))
+
+    async def chunk_counts(
+        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
+    ) -> dict[UUID, int]:
+        only = None if data_ids is None else list(data_ids)
+        return await self._read_unit(partial(chunk_counts, self.dialect, dataset_id, only))
 
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         return await self._read_unit(
