@@ -208,12 +208,12 @@ def chunk_counts(
     """How many chunks each document of the dataset has (a chunk's one provenance row is its
     document); only ``data_ids`` when given (index lookups per document)."""
     p = d.param
-    only, params = "", []
+    only, params = "", list[object]()
     if data_ids is not None:
         if not data_ids:
             return {}
-        only, params = d.in_list("s.data_id", sorted(set(data_ids), key=str))
-        only = f" AND {only}"
+        where, params = d.in_list("s.data_id", sorted(set(data_ids), key=str))
+        only = f" AND {where}"
     rows = yield from all_rows(
         "SELECT s.data_id, count(*) FROM node_sources s JOIN nodes n ON n.id = s.node_id "
         f"WHERE n.dataset_id = {p} AND n.type = 'Chunk'{only} GROUP BY s.data_id",
