@@ -11,6 +11,9 @@ extractions, 100 chunks per document, random vectors, straight into the store), 
 
 * ``remember(text, self_improvement=False)`` and ``remember(text)`` (the automatic improve) of
   one small text each, best of a few, and their ratio;
+* then, in another fresh engine (as a new process would), the first ``remember(text)``: its
+  automatic improve loads the index state the first build persisted instead of rebuilding
+  (``first_auto_improve_new_engine_s``, against ``first_improve_s``, the full build);
 * ``forget(data_id=...)`` of one populated document, then ``forget(dataset=...)`` of it all.
 
 Last, ``--documents`` separate ``remember()`` calls of one short text each into a fresh dataset
@@ -76,6 +79,10 @@ async def large(chunks: int, repeats: int) -> dict[str, float]:
         figures["remember_no_improve_s"] = min(off)
         figures["remember_auto_improve_s"] = min(on)
         figures["ratio"] = min(on) / min(off)
+        await get_engine().close()
+        set_engine(None)
+        first = await _timed_remember(f"First note of a new engine: {gen.chunk(40)}", True)
+        figures["first_auto_improve_new_engine_s"] = first
 
         engine = get_engine()
         owner = await engine.resolve_user(None)

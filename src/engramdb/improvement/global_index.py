@@ -168,14 +168,16 @@ def bucket(
 def root(
     dataset: Dataset,
     buckets: Sequence[Node],
+    bucket_ids: Sequence[str],
     counts: Mapping[UUID, int],
     chunks: int,
     df: Mapping[UUID, int],
     names: Mapping[UUID, Node],
 ) -> Node:
-    """The dataset root. An entity's overall score is its ``idf`` for the current ``chunks``
-    times ``counts``: its counts summed over the documents whose ranking names it (a kept
-    ranking's own scores may date from an earlier ``N``)."""
+    """The dataset root (``bucket_ids``: the buckets' ids as text). An entity's overall score
+    is its ``idf`` for the current ``chunks`` times ``counts``: its counts summed over the
+    documents whose ranking names it (a kept ranking's own scores may date from an earlier
+    ``N``)."""
     best = heapq.nsmallest(
         ROOT_ENTITIES, counts, key=lambda e: (-counts[e] * idf(chunks, df[e]), e.int)
     )
@@ -195,7 +197,7 @@ def root(
         type=ROOT_TYPE,
         name=f"context of dataset {dataset.name}",
         text="\n".join(lines),
-        properties={"internal": True, "buckets": [str(b.id) for b in buckets]},
+        properties={"internal": True, "buckets": list(bucket_ids)},
     )
 
 

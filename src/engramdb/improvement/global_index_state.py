@@ -110,8 +110,9 @@ class IndexState:
     doc_names: dict[UUID, str] = field(default_factory=dict)
     names: dict[UUID, Node] = field(default_factory=dict)
     buckets: dict[UUID, Node] = field(default_factory=dict)
-    #: the buckets' documents in the order the root lists them: (name, id text, id)
-    order: list[tuple[str, str, UUID]] = field(default_factory=list)
+    #: the buckets' documents in the order the root lists them: (name, id text, id, bucket id
+    #: text)
+    order: list[tuple[str, str, UUID, str]] = field(default_factory=list)
     root: Node | None = None
 
     @classmethod
@@ -229,8 +230,8 @@ class IndexState:
             self.buckets[doc_id] = node
             bisect.insort(self.order, self._place(doc_id))
 
-    def _place(self, doc_id: UUID) -> tuple[str, str, UUID]:
-        return self.doc_names[doc_id], str(doc_id), doc_id
+    def _place(self, doc_id: UUID) -> tuple[str, str, UUID, str]:
+        return self.doc_names[doc_id], str(doc_id), doc_id, str(self.buckets[doc_id].id)
 
     def render(
         self, dataset: Dataset, doc_id: UUID, by_pair: dict[tuple[UUID, UUID], list[str]]
@@ -248,12 +249,13 @@ class IndexState:
             self._set_bucket(doc_id, node)
 
     def ordered_buckets(self) -> list[Node]:
-        return [self.buckets[d] for _, _, d in self.order]
+        return [self.buckets[d] for _, _, d, _ in self.order]
 
     def render_root(self, dataset: Dataset) -> Node:
         self.root = root(
             dataset,
             self.ordered_buckets(),
+            [b for _, _, _, b in self.order],
             self.top_counts,
             self.chunks,
             self.df,
