@@ -10,19 +10,18 @@ Buckets and the root are derived nodes (owner ``global_context_index``), marked 
 retriever returns them as hits; graph completion and hybrid read them through
 :mod:`engramdb.artifacts.global_index`. A bucket is anchored to its document, so forgetting the
 document deletes its bucket at once. Only texts that changed are written, and index nodes not
-computed this time (a deleted document's) are deleted. When the dataset's content has not
-changed since the last build (its fingerprint, see
-:meth:`~engramdb.storage.base.Store.graph_fingerprint`) the stage reports ``already_completed``.
+computed this time (a deleted document's) are deleted.
 
-Incremental builds (:mod:`.global_index_state`): every build persists, in the transaction
-that writes the index nodes, the per-document mention counts and the chunk count it ranked with,
-tagged with a token. The automatic improve after remember() works from that state (kept in
-memory while the token is the process's own, loaded from the store otherwise): it reads only the
-mentions of documents added or changed since (the store's change notes), re-ranks only the
-documents whose ranking can have changed, and re-renders only the buckets whose entities,
-labels or relations can have changed — the same nodes a full build computes. An explicit
-improve() is a full build; when nothing was written since the last full build (its fingerprint
-and no change notes) it reports ``already_completed``.
+Builds are incremental (:mod:`.global_index_state`): every build persists, in the transaction
+that writes the index nodes, each document's name, chunk count and mention counts, tagged with
+a token. The next build — the automatic improve after remember() or an explicit improve() —
+works from that state (kept in memory while the token is the process's own, loaded from the
+store otherwise): it reads only the mentions of documents added or changed since (the store's
+change notes, :mod:`.changes`), re-ranks only the documents whose ranking can have changed, and
+re-renders only the buckets whose entities, labels or relations can have changed — the same
+nodes a full build computes. With no document added or removed and no change note, the stage
+reports ``already_completed`` / ``no_writes_since_last_improve``. A dataset without a persisted
+state (never indexed) gets a full build (:func:`build_full`).
 """
 
 from __future__ import annotations
@@ -48,7 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_global_context_index"]
 
-FINGERPRINT_KEY = "global_context_index.fingerprint"
 #: The token of the last build, persisted with its state (see :mod:`.global_index_state`).
 TOKEN_KEY = "global_context_index.token"
 #: Entities named per document bucket, and relations listed per bucket.
@@ -213,19 +211,10 @@ def changed_nodes(computed: Sequence[Node], stored: Mapping[UUID, Node]) -> list
 async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     from engramdb.improvement import global_index_state as state
 
-    store, dataset = ctx.store, ctx.dataset
-    if ctx.options.automatic:
-        kept = await state.current(store, dataset)
-        if kept is not None:
-            return await state.build_incremental(ctx, kept)
-    notes = await read_notes(store, dataset.id, OWNER)
-    fingerprint = await store.graph_fingerprint(dataset.id)
-    if (
-        not notes.stamps
-        and await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint
-    ):
-        return StageOutcome("already_completed", "no_writes_since_last_improve")
-    return await build_full(ctx, notes)
+    kept = await state.current(ctx.store, ctx.dataset)
+    if kept is not None:
+        return await state.build_incremental(ctx, kept)
+    return await build_full(ctx, await read_notes(ctx.store, ctx.dataset.id, OWNER))
 
 
 async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
@@ -268,7 +257,6 @@ async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
                 **{k: v for k, v in fresh.items() if rows.get(k) != v},
             },
             drop_state={**{k: None for k in rows if k not in fresh}, **notes.stamps},
-            fingerprint_key=FINGERPRINT_KEY,
         )
     )
     state.remember_state(store, dataset.id, kept)

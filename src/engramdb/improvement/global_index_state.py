@@ -45,7 +45,6 @@ from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucke
 from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
-    FINGERPRINT_KEY,
     TOKEN_KEY,
     Scored,
     bucket,
@@ -389,12 +388,7 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
             nodes=changed,
             anchors={n.id: anchors[n.id] for n in changed if n.id in anchors},
             delete_node_ids=gone,
-            # the content fingerprint of the last full build no longer describes the index
-            state={
-                TOKEN_KEY: kept.token,
-                FINGERPRINT_KEY: "",
-                **kept.rows(read),
-            },
+            state={TOKEN_KEY: kept.token, **kept.rows(read)},
             drop_state={**drops, **notes.stamps},
         )
     )
