@@ -6,16 +6,25 @@ Backend-agnostic: every test runs against each store of ``BACKENDS`` (see confte
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
 from engramdb.errors import ConflictError, EngramValidationError, StorageError
 from engramdb.models.records import Dataset, Edge, Node, User, stable_id, utcnow
 from engramdb.models.sessions import EntryMark, QARecord
-from engramdb.storage.base import DerivedWrite, FeedbackUpdate, Store
-from tests.conformance._helpers import entity, make_doc
+from engramdb.storage.base import (
+    DerivedWrite,
+    DocumentWrite,
+    EntityMerge,
+    FeedbackUpdate,
+    NodeRewrite,
+    Store,
+)
+from engramdb.storage.types import GRAPH_CHANGE_READERS, graph_change_prefix
+from tests.conformance._helpers import edge, entity, make_doc
 
 
 def derived_node(dataset: Dataset, name: str, **fields: Any) -> Node:
@@ -354,3 +363,90 @@ async def test_fact_edges_leave_out_structural_and_derived_edges(
     assert [(e.relation, e.source_id, e.data_ids) for e in facts] == [
         ("knows", ada.id, [doc.data.id])
     ]
+
+
+async def test_state_by_prefix_and_conditional_drops(store: Store, dataset: Dataset) -> None:
+    for key in ("p.doc:1", "p.doc:2", "p.doc;", "p.docs", "q.doc:1"):
+        await store.set_improve_state(dataset.id, key, key.upper())
+    assert await store.get_improve_states(dataset.id, "p.doc:") == {
+        "p.doc:1": "P.DOC:1",
+        "p.doc:2": "P.DOC:2",
+    }
+    await store.write_derived(
+        DerivedWrite(
+            dataset.id,
+            "idx",
+            state={"p.doc:3": "three"},
+            # dropped unconditionally, kept (the value moved on), dropped (still the value)
+            drop_state={"p.doc:1": None, "p.doc:2": "stale", "q.doc:1": "Q.DOC:1"},
+        )
+    )
+    assert await store.get_improve_states(dataset.id, "p.doc:") == {
+        "p.doc:2": "P.DOC:2",
+        "p.doc:3": "three",
+    }
+    assert await store.get_improve_states(dataset.id, "q.") == {}
+
+
+async def test_writes_that_change_mentions_in_place_leave_change_notes(
+    store: Store, dataset: Dataset
+) -> None:
+    """An extends write, a node rewrite and an entity merge note what they changed, for each
+    reader; a new document (a new data id says it all) notes nothing."""
+    ada, bob = entity(dataset.id, "Ada"), entity(dataset.id, "Bob")
+    doc = make_doc(dataset.id, ["one", "two"], entities=[ada])
+    assert await store.write_document(doc.write)
+    prefixes = [graph_change_prefix(r) for r in GRAPH_CHANGE_READERS]
+    assert all([await store.get_improve_states(dataset.id, p) == {} for p in prefixes])
+
+    later = DocumentWrite(data=doc.write.data, nodes=[bob], edges=[edge(doc.chunks[0], bob)])
+    assert await store.write_document(dataclasses.replace(later, extends=True))
+    await store.rewrite_nodes(dataset.id, [NodeRewrite(ada.id, "Ada, a mathematician", {})])
+    await store.merge_entities(dataset.id, [EntityMerge(NodeRewrite(ada.id, "Ada", {}), [bob.id])])
+    for prefix in prefixes:
+        notes = await store.get_improve_states(dataset.id, prefix)
+        assert set(notes) == {
+            f"{prefix}d:{doc.data.id}",
+            f"{prefix}e:{ada.id}",
+            f"{prefix}e:{bob.id}",
+        }
+    # each reader drops its own notes (while their stamps are the ones it read)
+    mine = await store.get_improve_states(dataset.id, prefixes[0])
+    await store.write_derived(DerivedWrite(dataset.id, "idx", drop_state=dict(mine)))
+    assert await store.get_improve_states(dataset.id, prefixes[0]) == {}
+    assert len(await store.get_improve_states(dataset.id, prefixes[1])) == 3
+
+
+async def test_chunk_counts_and_facts_by_source_or_document(store: Store, dataset: Dataset) -> None:
+    ada, bob, cy = (entity(dataset.id, n) for n in ("Ada", "Bob", "Cy"))
+
+    def knows(a: Node, b: Node) -> Edge:
+        return Edge(
+            id=uuid4(), dataset_id=dataset.id, source_id=a.id, target_id=b.id, relation="knows"
+        )
+
+    first = make_doc(
+        dataset.id, ["a", "b", "c"], entities=[ada, bob], extra_edges=[knows(ada, bob)]
+    )
+    second = make_doc(dataset.id, ["d"], entities=[bob, cy], extra_edges=[knows(bob, cy)])
+    for doc in (first, second):
+        assert await store.write_document(doc.write)
+    assert await store.chunk_counts(dataset.id) == {first.data.id: 3, second.data.id: 1}
+    assert await store.chunk_counts(dataset.id, [second.data.id]) == {second.data.id: 1}
+    assert await store.chunk_counts(dataset.id, []) == {}
+
+    def facts(edges: list[Edge]) -> set[tuple[UUID, UUID]]:
+        return {(e.source_id, e.target_id) for e in edges}
+
+    structural = ["mentions", "next"]
+    by_source = await store.fact_edges(
+        dataset.id, exclude_relations=structural, source_ids=[bob.id]
+    )
+    assert facts(by_source) == {(bob.id, cy.id)}
+    by_doc = await store.fact_edges(
+        dataset.id, exclude_relations=structural, data_ids=[first.data.id]
+    )
+    assert facts(by_doc) == {(ada.id, bob.id)}
+    assert by_doc[0].data_ids == [first.data.id]
+    assert await store.fact_edges(dataset.id, source_ids=[]) == []
+    assert await store.fact_edges(dataset.id, data_ids=[]) == []

@@ -1,15 +1,20 @@
 """improve()'s conflict review through the real LLM client against the local OpenAI-protocol
 server: FactConflict records dated by effective_date, list/resolve, labels and the
-``## Fact conflicts`` block in outputs, incremental re-review, and LLM failures."""
+``## Fact conflicts`` block in outputs, incremental re-review (also after a merge and a forget),
+and LLM failures."""
 
 from __future__ import annotations
 
 import json
+from uuid import UUID
 
 import pytest
 
 import engramdb
+from engramdb.engine import get_engine
 from engramdb.errors import NotFoundError
+from engramdb.models.records import NodeType
+from engramdb.storage.types import EntityMerge, NodeRewrite
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 
 PARIS = "Alice Smith lives in Paris."
@@ -39,6 +44,10 @@ async def _setup(server: OpenAIServer) -> None:
     await engramdb.remember(
         BERLIN, external_metadata={"effective_date": "2023-05-01"}, self_improvement=False
     )
+    await _setup_llm(server)
+
+
+async def _setup_llm(server: OpenAIServer) -> None:
     engramdb.config.set("llm_endpoint", server.base_url)
     engramdb.config.set("llm_api_key", "test-key")
     engramdb.config.set("llm_max_retries", 0)
@@ -156,3 +165,54 @@ async def test_compatible_facts_leave_no_conflict(openai_server: OpenAIServer) -
     )
     await engramdb.improve(build_global_context_index=False)
     assert await engramdb.list_conflicts() == []
+
+
+async def _entity_id(name: str) -> UUID:
+    engine = get_engine()
+    owner = await engine.resolve_user(None)
+    dataset = await engine.store.find_dataset(owner.id, "main_dataset")
+    assert dataset is not None
+    nodes = await engine.store.list_nodes([dataset.id], type=NodeType.ENTITY.value)
+    return next(n.id for n in nodes if n.name == name)
+
+
+async def test_a_review_reads_the_facts_a_merge_or_a_forget_changed(
+    openai_server: OpenAIServer,
+) -> None:
+    """Later reviews read only entities that gained a fact: a merge gives one entity the facts
+    of another without any new document, a forget takes a stored conflict's fact away."""
+    await engramdb.remember(
+        PARIS, external_metadata={"effective_date": "2020-01-01"}, self_improvement=False
+    )
+    smyth = await engramdb.remember(
+        "Alice Smyth lives in Berlin.",
+        external_metadata={"effective_date": "2023-05-01"},
+        self_improvement=False,
+    )
+    await _setup_llm(openai_server)
+    first = await engramdb.improve(build_global_context_index=False)
+    assert first.stage("review_conflicts").status == "already_completed"  # type: ignore[union-attr]
+    assert _reviews(openai_server) == []  # one fact per entity: nothing to review
+
+    store = get_engine().store
+    smith, other = await _entity_id("Alice Smith"), await _entity_id("Alice Smyth")
+    survivor = (await store.get_nodes([smith]))[0]
+    dataset_id = survivor.dataset_id
+    merge = EntityMerge(NodeRewrite(smith, survivor.text, dict(survivor.properties)), [other])
+    await store.merge_entities(dataset_id, [merge])
+    openai_server.enqueue("chat/completions", _verdict(openai_server, current=2))
+    merged = await engramdb.improve(build_global_context_index=False)
+    stage = merged.stage("review_conflicts")
+    assert stage is not None and stage.counts["conflicts"] == 1, merged.stage_summary()
+    (conflict,) = await engramdb.list_conflicts()
+    assert {f.value for f in conflict.facts} == {"Paris", "Berlin"}
+
+    # a review of unrelated new facts keeps it
+    await engramdb.remember("Bob Jones lives in Rome.", self_improvement=False)
+    await engramdb.improve(build_global_context_index=False)
+    assert [c.id for c in await engramdb.list_conflicts()] == [conflict.id]
+
+    await engramdb.forget(data_id=smyth.data_ids[0])
+    await engramdb.improve(build_global_context_index=False)
+    assert await engramdb.list_conflicts() == []
+    assert len(_reviews(openai_server)) == 1

@@ -136,7 +136,8 @@ async def test_forgetting_the_dataset_removes_derived_data() -> None:
     await engramdb.forget(dataset="main_dataset")
     store = get_engine().store
     assert await load_global_context(store, dataset.id) is None
-    assert await store.get_improve_state(dataset.id, "global_context_index.fingerprint") is None
+    assert await store.get_improve_state(dataset.id, "global_context_index.token") is None
+    assert await store.get_improve_states(dataset.id, "global_context_index.") == {}
     assert (await store.check_integrity()).ok
 
 

@@ -7,7 +7,11 @@ documents it came from and their ``effective_date`` (the ``IMPROVE_EFFECTIVE_DAT
 the document's ``external_metadata``; never the time engramdb wrote the edge). Calls hold at
 most 25 groups and about 8,000 input tokens; a group too big for one call is skipped and not
 retried (``entities_skipped``); a group whose call failed is retried on the next run
-(``entities_failed``). Later runs send only groups whose facts changed since they were reviewed.
+(``entities_failed``). Later runs send only groups whose facts changed since they were reviewed,
+and read only the facts of entities that gained one since the last run: those of documents the
+stage has not seen yet (one improve-state row per seen document), of the change notes
+(:mod:`.changes`: a merge's survivor, a queued extraction's document), of failed groups, and of
+stored conflicts (a forgotten document may have taken one of their facts) — never all facts.
 
 The model answers, per group, whether the facts conflict and which one is current. A conflict
 is stored as a :class:`~engramdb.models.conflicts.FactConflict` (a derived, internal node of
@@ -26,6 +30,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from uuid import UUID
 
@@ -33,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from engramdb.artifacts.conflicts import CONFLICT_TYPE, OWNER
 from engramdb.errors import LLMPaymentRequiredError, LLMProviderError
+from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import DataRecord, Edge, Node, stable_id
 from engramdb.storage.base import DerivedWrite
@@ -42,6 +48,10 @@ __all__ = ["review_conflicts"]
 logger = logging.getLogger(__name__)
 
 STATE_KEY = "review_conflicts.reviewed"
+#: Entities whose groups' review call failed: reviewed again by the next run.
+RETRY_KEY = "review_conflicts.retry"
+#: One (empty) row per document whose facts a run has seen.
+DOC_PREFIX = "review_conflicts.doc:"
 #: The automatic improves whose review is queued: ``{"pending": n, "since": unix time}``.
 QUEUE_KEY = "review_conflicts.queue"
 STRUCTURAL = ("is_part_of", "summarizes", "contains", "is_a", "next", "mentions")
@@ -90,19 +100,34 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
     queued = await _queue_review(ctx)
     if queued:
         return StageOutcome("already_completed", "debounced", counts={"queued_remembers": queued})
-    facts = await store.fact_edges(dataset.id, exclude_relations=STRUCTURAL)
+    scope = await _scope(ctx)
+    facts = await store.fact_edges(
+        dataset.id, exclude_relations=STRUCTURAL, source_ids=sorted(scope.entities, key=str)
+    )
     groups: dict[tuple[UUID, str], list[Edge]] = defaultdict(list)
     for edge in facts:
         groups[edge.source_id, edge.relation].append(edge)
     candidates = {k: v for k, v in groups.items() if len({e.target_id for e in v}) >= 2}
     raw = await store.get_improve_state(dataset.id, STATE_KEY)
     reviewed: dict[str, str] = json.loads(raw) if raw else {}
+    # the groups of the entities in scope as they are now: a vanished one needs no entry
+    for group in [g for g in reviewed if UUID(g.split(":", 1)[0]) in scope.entities]:
+        entity_id, relation = group.split(":", 1)
+        if (UUID(entity_id), relation) not in candidates:
+            del reviewed[group]
     todo = {k: v for k, v in candidates.items() if reviewed.get(f"{k[0]}:{k[1]}") != _signature(v)}
-    stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
+    stored = scope.stored
     gone = [i for i, n in stored.items() if _group_key(n) not in candidates]
     if not todo:
-        if gone:
-            await store.write_derived(DerivedWrite(dataset.id, OWNER, delete_node_ids=gone))
+        await store.write_derived(
+            DerivedWrite(
+                dataset.id,
+                OWNER,
+                delete_node_ids=gone,
+                state=scope.state(reviewed, retry=set()),
+                drop_state=scope.drops,
+            )
+        )
         return StageOutcome("already_completed", "no_new_facts", counts={"deleted": len(gone)})
 
     node_ids = sorted(
@@ -110,8 +135,9 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
         | {e.target_id for v in todo.values() for e in v},
         key=str,
     )
-    names = {n.id: n.name for n in await store.get_nodes(node_ids)}
-    docs = {d.id: d for d in await store.list_data(dataset.id)}
+    names = {n.id: n.name for n in await store.get_nodes(node_ids, provenance=False)}
+    sources = sorted({d for v in todo.values() for e in v for d in e.data_ids}, key=str)
+    docs = {d.id: d for d in [await store.get_data(i) for i in sources] if d is not None}
 
     batches: list[list[tuple[tuple[UUID, str], list[Edge]]]] = [[]]
     tokens = 0
@@ -131,6 +157,7 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
     conflicts: list[Node] = []
     consistent: list[UUID] = []
     failed = reviewed_groups = 0
+    retry: set[UUID] = set()
     last_error = ""
     for batch in [b for b in batches if b]:
         try:
@@ -146,6 +173,7 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
             raise  # ends the run: every later call would fail the same way
         except LLMProviderError as exc:
             failed += len(batch)
+            retry |= {group_key[0] for group_key, _ in batch}
             last_error = f"{type(exc).__name__}: {exc}"
             logger.warning("conflict review call failed; retried next run: %s", exc)
             continue
@@ -170,7 +198,8 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
             owner=OWNER,
             nodes=conflicts,
             delete_node_ids=[i for i in [*consistent, *gone] if i in stored],
-            state={STATE_KEY: json.dumps(reviewed, sort_keys=True)},
+            state=scope.state(reviewed, retry=retry),
+            drop_state=scope.drops,
         )
     )
     counts = {
@@ -182,6 +211,49 @@ async def review_conflicts(ctx: ImproveContext) -> StageOutcome:
     if failed:
         return StageOutcome("errored", last_error, counts)
     return StageOutcome(counts=counts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What a review run looks at: the entities that gained a fact since the last run (and
+    those of stored conflicts, and of groups whose review call failed), the stored conflicts,
+    and the bookkeeping that moves the last run's mark past what this one covers."""
+
+    entities: set[UUID]
+    stored: dict[UUID, Node]
+    new_documents: list[UUID]
+    drops: dict[str, str | None]
+
+    def state(self, reviewed: dict[str, str], retry: set[UUID]) -> dict[str, str]:
+        return {
+            STATE_KEY: json.dumps(reviewed, sort_keys=True),
+            RETRY_KEY: json.dumps(sorted(str(e) for e in retry)),
+            **{f"{DOC_PREFIX}{d}": "" for d in self.new_documents},
+        }
+
+
+async def _scope(ctx: ImproveContext) -> _Scope:
+    """Which entities gained a fact: sources of facts supported by documents this stage has not
+    seen (each seen document keeps a :data:`DOC_PREFIX` row), entities of the change notes
+    (a merge's survivor gains its absorbed entities' facts; a queued extraction's document
+    gains its facts), entities whose review call failed, and the entities of stored conflicts
+    (a forgotten document may have taken one of their facts)."""
+    store, dataset = ctx.store, ctx.dataset
+    notes = await read_notes(store, dataset.id, OWNER)
+    seen = await store.get_improve_states(dataset.id, DOC_PREFIX)
+    ids = await store.data_ids(dataset.id)
+    present = set(ids)
+    new = [d for d in ids if f"{DOC_PREFIX}{d}" not in seen]
+    read = sorted(set(new) | (notes.documents & present), key=str)
+    facts = await store.fact_edges(dataset.id, exclude_relations=STRUCTURAL, data_ids=read)
+    entities = {e.source_id for e in facts} | notes.entities
+    raw = await store.get_improve_state(dataset.id, RETRY_KEY)
+    entities |= {UUID(e) for e in json.loads(raw)} if raw else set()
+    stored = {n.id: n for n in (await store.list_derived(dataset.id, OWNER)).nodes}
+    entities |= {k[0] for k in map(_group_key, stored.values()) if k is not None}
+    drops: dict[str, str | None] = dict(notes.stamps)
+    drops |= {k: None for k in seen if UUID(k.removeprefix(DOC_PREFIX)) not in present}
+    return _Scope(entities, stored, new, drops)
 
 
 async def _queue_review(ctx: ImproveContext) -> int:

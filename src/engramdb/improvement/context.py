@@ -30,8 +30,8 @@ class ImproveOptions:
     only_stages: frozenset[str] | None = None
     #: The deprecated extraction/enrichment tasks: run as the extra ``custom_tasks`` stage.
     custom: CustomTasks | None = None
-    #: The automatic improve after remember(): stages may work from their in-process state of
-    #: the last build (see :mod:`.global_index`) instead of re-reading the dataset.
+    #: The automatic improve after remember() (the conflict review debounces it, see
+    #: :mod:`.conflicts`).
     automatic: bool = False
 
 

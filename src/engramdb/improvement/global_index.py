@@ -10,37 +10,44 @@ Buckets and the root are derived nodes (owner ``global_context_index``), marked 
 retriever returns them as hits; graph completion and hybrid read them through
 :mod:`engramdb.artifacts.global_index`. A bucket is anchored to its document, so forgetting the
 document deletes its bucket at once. Only texts that changed are written, and index nodes not
-computed this time (a deleted document's) are deleted. When the dataset's content has not
-changed since the last build (its fingerprint, see
-:meth:`~engramdb.storage.base.Store.graph_fingerprint`) the stage reports ``already_completed``.
+computed this time (a deleted document's) are deleted.
 
-Incremental builds (:mod:`.global_index_state`): a full build keeps the per-document mention
-counts, document frequencies, rankings and index nodes in memory, tagged with a token stored in
-the dataset's improve state. The automatic improve after remember() works from that state when
-its token is still the stored one: it reads only the added documents' mentions, re-ranks only
-the documents whose ranking can have changed, and re-renders only the buckets whose entities,
-labels or relations can have changed — the same nodes a full build computes.
+Builds are incremental (:mod:`.global_index_state`): every build persists, in the transaction
+that writes the index nodes, each document's name, chunk count and mention counts, tagged with
+a token. The next build — the automatic improve after remember() or an explicit improve() —
+works from that state (kept in memory while the token is the process's own, loaded from the
+store otherwise): it reads only the mentions of documents added or changed since (the store's
+change notes, :mod:`.changes`), re-ranks only the documents whose ranking can have changed, and
+re-renders only the buckets whose entities, labels or relations can have changed — the same
+nodes a full build computes. With no document added or removed and no change note, the stage
+reports ``already_completed`` / ``no_writes_since_last_improve``. A dataset without a persisted
+state (never indexed) gets a full build (:func:`build_full`).
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
+from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
-from engramdb.models.records import Dataset, Node, NodeType
+from engramdb.models.records import Dataset, Node
 from engramdb.storage.base import DerivedWrite, Store
+
+if TYPE_CHECKING:
+    from engramdb.improvement.changes import Notes
 
 __all__ = ["build_global_context_index"]
 
-FINGERPRINT_KEY = "global_context_index.fingerprint"
-#: The token of the last build's in-process state (see :mod:`.global_index_state`).
+#: The token of the last build, persisted with its state (see :mod:`.global_index_state`).
 TOKEN_KEY = "global_context_index.token"
 #: Entities named per document bucket, and relations listed per bucket.
 TOP_ENTITIES = 10
@@ -158,23 +165,20 @@ def bucket(
 
 def root(
     dataset: Dataset,
-    buckets: list[Node],
-    top: Mapping[UUID, list[Scored]],
-    per_doc: Mapping[UUID, Mapping[UUID, int]],
+    buckets: Sequence[Node],
+    bucket_ids: Sequence[str],
+    counts: Mapping[UUID, int],
     chunks: int,
     df: Mapping[UUID, int],
     names: Mapping[UUID, Node],
 ) -> Node:
-    """The dataset root. An entity's overall score is its ``idf`` for the current ``chunks``
-    times its counts summed over the buckets that rank it (a kept ranking's own scores may date
-    from an earlier ``N``)."""
-    counts: dict[UUID, int] = defaultdict(int)
-    for doc_id, scored in top.items():
-        mentions = per_doc[doc_id]
-        for s in scored:
-            counts[s.entity_id] += mentions[s.entity_id]
-    overall = {e: c * idf(chunks, df[e]) for e, c in counts.items()}
-    best = sorted(overall, key=lambda e: (-overall[e], e.int))[:ROOT_ENTITIES]
+    """The dataset root (``bucket_ids``: the buckets' ids as text). An entity's overall score
+    is its ``idf`` for the current ``chunks`` times ``counts``: its counts summed over the
+    documents whose ranking names it (a kept ranking's own scores may date from an earlier
+    ``N``)."""
+    best = heapq.nsmallest(
+        ROOT_ENTITIES, counts, key=lambda e: (-counts[e] * idf(chunks, df[e]), e.int)
+    )
     lines = [f"Dataset: {dataset.name} ({len(buckets)} documents indexed)"]
     if best:
         lines.append("Main entities: " + ", ".join(label(names.get(e)) for e in best))
@@ -191,7 +195,7 @@ def root(
         type=ROOT_TYPE,
         name=f"context of dataset {dataset.name}",
         text="\n".join(lines),
-        properties={"internal": True, "buckets": [str(b.id) for b in buckets]},
+        properties={"internal": True, "buckets": list(bucket_ids)},
     )
 
 
@@ -207,31 +211,28 @@ def changed_nodes(computed: Sequence[Node], stored: Mapping[UUID, Node]) -> list
 async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     from engramdb.improvement import global_index_state as state
 
-    store, dataset = ctx.store, ctx.dataset
-    if ctx.options.automatic:
-        kept = state.cached(store, dataset.id)
-        if kept is not None and kept.token == await store.get_improve_state(dataset.id, TOKEN_KEY):
-            return await state.build_incremental(ctx, kept)
-    fingerprint = await store.graph_fingerprint(dataset.id)
-    if await store.get_improve_state(dataset.id, FINGERPRINT_KEY) == fingerprint:
-        return StageOutcome("already_completed", "no_writes_since_last_improve")
-    return await build_full(ctx)
+    kept = await state.current(ctx.store, ctx.dataset)
+    if kept is not None:
+        return await state.build_incremental(ctx, kept)
+    return await build_full(ctx, await read_notes(ctx.store, ctx.dataset.id, OWNER))
 
 
-async def build_full(ctx: ImproveContext) -> StageOutcome:
-    """Every document's bucket and the root from the whole dataset's mention table."""
+async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
+    """Every document's bucket and the root from the whole dataset's mention table; the
+    change notes read before (``notes``) are covered by it."""
     from engramdb.improvement import global_index_state as state
 
     store, dataset = ctx.store, ctx.dataset
+    rows = await store.get_improve_states(dataset.id, state.DOC_PREFIX)
     data_ids = await store.data_ids(dataset.id)
     mentions: dict[UUID, dict[UUID, int]] = defaultdict(dict)
     for m in await store.entity_mentions(dataset.id):
         mentions[m.data_id][m.entity_id] = m.chunks
-    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
     kept = state.IndexState.empty(uuid.uuid4().hex, data_ids)
+    for doc_id, chunks in (await store.chunk_counts(dataset.id)).items():
+        kept.set_chunks(doc_id, chunks)
     for doc_id in sorted(mentions, key=lambda d: d.int):
         kept.add_document(doc_id, mentions[doc_id])
-    kept.chunks = chunks
     for doc_id in kept.per_doc:
         kept.rerank(doc_id)
     await kept.load_names(store, list(kept.per_doc), set(kept.entities_in_tops()))
@@ -243,6 +244,7 @@ async def build_full(ctx: ImproveContext) -> StageOutcome:
     changed = changed_nodes(computed, stored)
     anchors = kept.anchors()
     ids = {n.id for n in computed}
+    fresh = kept.rows(data_ids)
     report = await store.write_derived(
         DerivedWrite(
             dataset_id=dataset.id,
@@ -250,8 +252,11 @@ async def build_full(ctx: ImproveContext) -> StageOutcome:
             nodes=changed,
             anchors={k: v for k, v in anchors.items() if k in {n.id for n in changed}},
             delete_node_ids=[i for i in stored if i not in ids],
-            state={TOKEN_KEY: kept.token},
-            fingerprint_key=FINGERPRINT_KEY,
+            state={
+                TOKEN_KEY: kept.token,
+                **{k: v for k, v in fresh.items() if rows.get(k) != v},
+            },
+            drop_state={**{k: None for k in rows if k not in fresh}, **notes.stamps},
         )
     )
     state.remember_state(store, dataset.id, kept)

@@ -1,41 +1,50 @@
-"""The global context index's state between builds, and the incremental build from it.
+"""The global context index's state between builds, kept in the store, and the incremental build.
 
-A full build (:func:`.global_index.build_full`) leaves an :class:`IndexState` in this process:
-per-document mention counts, document frequencies (``df``, summed over documents), the
-inverse entity -> documents map, each document's ranking with the window of ``N`` in which it
-holds (:func:`.global_index.rank`), the entity and document nodes the texts name, and the
-rendered nodes. The state is tagged with a token written in the same transaction as the index
-nodes (improve state ``global_context_index.token``), so a state is only used while no other
-build (another process, an explicit improve) replaced the index.
+A build (:func:`.global_index.build_full`, :func:`build_incremental`) leaves an
+:class:`IndexState`: per-document mention counts, document frequencies (``df``, summed over
+documents), the inverse entity -> documents map, each document's ranking with the window of
+``N`` in which it holds (:func:`.global_index.rank`), the entity and document nodes the texts
+name, and the rendered nodes. What cannot be read back cheaply is persisted in the dataset's
+improve state in the SAME transaction as the index nodes: one row per document
+(:data:`DOC_PREFIX`: its name, chunk count and mention counts; ``N`` is their chunks' sum)
+and a token (:data:`~.global_index.TOKEN_KEY`) that every build replaces. The process keeps its
+last state in memory while the stored token is still its own; otherwise (a new process, or
+another process built since) it loads the rows, ranks the documents and reads the stored index
+nodes and the ranked entities' names: no mention-table scan, no relation probes, no writes.
 
 An incremental build, for the automatic improve after remember(), reads only:
 
-* the dataset's data ids (which documents came and went) and its chunk count;
-* the added documents' mention counts (:meth:`~engramdb.storage.base.Store.entity_mentions`
-  with ``data_ids``), the names of entities whose label may have changed, and the relations
-  of buckets it re-renders.
+* the dataset's data ids (which documents came and went), its chunk count, and the change notes
+  of writes that changed mentions or entities without a data item coming or going (a queued
+  extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
+  :mod:`.changes`);
+* the mention counts of added documents, of noted documents and of the documents that mention a
+  noted entity (:meth:`~engramdb.storage.base.Store.entity_mentions` with ``data_ids``), the names
+  of entities whose label may have changed, and the relations of buckets it re-renders.
 
-A document is re-ranked when it is new, shares an entity whose ``df`` changed, or when ``N``
-left its ranking's window; a bucket is re-rendered when its ranking changed, when two of its
-entities were mentioned by an added or removed document (a relation between them may have come
-or gone), or when one of its entities' label changed. The result equals a full build's
-(tests/integration/test_incremental_improve.py compares them). The state lives in memory:
-a new process (or a token that moved) starts with one full build.
+A document is re-ranked when it is new or re-read, shares an entity whose ``df`` changed, or when
+``N`` left its ranking's window; a bucket is re-rendered when its ranking changed, when two of
+its entities were mentioned by an added, removed or re-read document (a relation between them
+may have come or gone), when one of its entities' label changed, or when one of them is a noted
+entity (a merge re-points relations). The result equals a full build's
+(tests/integration/test_incremental_improve.py compares them after every kind of write).
 """
 
 from __future__ import annotations
 
+import bisect
+import json
 import uuid
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from engramdb.artifacts.global_index import OWNER, bucket_id
+from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id
+from engramdb.improvement.changes import read_notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
-    FINGERPRINT_KEY,
     TOKEN_KEY,
     Scored,
     bucket,
@@ -45,10 +54,22 @@ from engramdb.improvement.global_index import (
     relations_of,
     root,
 )
-from engramdb.models.records import Dataset, Node, NodeType
+from engramdb.models.records import Dataset, Node
 from engramdb.storage.base import DerivedWrite, Store
 
-__all__ = ["IndexState", "build_incremental", "cached", "remember_state"]
+__all__ = [
+    "DOC_PREFIX",
+    "IndexState",
+    "build_incremental",
+    "cached",
+    "current",
+    "load",
+    "remember_state",
+]
+
+#: One improve-state row per document: its name, its chunks and its mention counts,
+#: ``{"name": ..., "chunks": n, "mentions": {entity hex: chunks}}``.
+DOC_PREFIX = "global_context_index.doc:"
 
 #: store -> dataset id -> the state of the last build in this process (gone with the store).
 _STATES: weakref.WeakKeyDictionary[Store, dict[UUID, IndexState]] = weakref.WeakKeyDictionary()
@@ -66,47 +87,113 @@ def _drop(store: Store, dataset_id: UUID) -> None:
     _STATES.get(store, {}).pop(dataset_id, None)
 
 
+def doc_key(doc_id: UUID) -> str:
+    return f"{DOC_PREFIX}{doc_id}"
+
+
 @dataclass(slots=True)
 class IndexState:
     token: str
     data_ids: set[UUID]
+    #: N: the dataset's chunks, the sum of ``doc_chunks``
     chunks: int = 0
+    doc_chunks: dict[UUID, int] = field(default_factory=dict)
     per_doc: dict[UUID, dict[UUID, int]] = field(default_factory=dict)
     df: dict[UUID, int] = field(default_factory=lambda: defaultdict(int))
     by_entity: dict[UUID, set[UUID]] = field(default_factory=lambda: defaultdict(set))
     top: dict[UUID, list[Scored]] = field(default_factory=dict)
     window: dict[UUID, tuple[float, float]] = field(default_factory=dict)
+    #: entity -> the documents whose ranking names it, and its counts summed over them
+    in_top: dict[UUID, set[UUID]] = field(default_factory=lambda: defaultdict(set))
+    top_counts: dict[UUID, int] = field(default_factory=lambda: defaultdict(int))
     doc_names: dict[UUID, str] = field(default_factory=dict)
     names: dict[UUID, Node] = field(default_factory=dict)
     buckets: dict[UUID, Node] = field(default_factory=dict)
+    #: the buckets' documents in the order the root lists them: (name, id text, id, bucket id
+    #: text)
+    order: list[tuple[str, str, UUID, str]] = field(default_factory=list)
     root: Node | None = None
 
     @classmethod
     def empty(cls, token: str, data_ids: Iterable[UUID]) -> IndexState:
         return cls(token=token, data_ids=set(data_ids))
 
-    def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
-        self.per_doc[doc_id] = mentions
-        for entity_id, count in mentions.items():
-            self.df[entity_id] += count
-            self.by_entity[entity_id].add(doc_id)
+    def set_chunks(self, doc_id: UUID, chunks: int) -> None:
+        self.chunks += chunks - self.doc_chunks.pop(doc_id, 0)
+        if chunks:
+            self.doc_chunks[doc_id] = chunks
 
-    def remove_document(self, doc_id: UUID) -> None:
-        for entity_id, count in self.per_doc.pop(doc_id, {}).items():
+    def set_mentions(self, doc_id: UUID, mentions: Mapping[UUID, int]) -> set[UUID]:
+        """Replace the document's mention counts (its ranking goes: rerank it); returns the
+        entities it mentioned before or mentions now."""
+        self._untop(doc_id)
+        old = self.per_doc.pop(doc_id, {})
+        for entity_id, count in old.items():
             self.df[entity_id] -= count
             if self.df[entity_id] <= 0:
                 del self.df[entity_id]
             self.by_entity[entity_id].discard(doc_id)
             if not self.by_entity[entity_id]:
                 del self.by_entity[entity_id]
-        for table in (self.top, self.window, self.doc_names, self.buckets):
-            table.pop(doc_id, None)
+        if mentions:
+            self.per_doc[doc_id] = dict(mentions)
+            for entity_id, count in mentions.items():
+                self.df[entity_id] += count
+                self.by_entity[entity_id].add(doc_id)
+        return set(old) | set(mentions)
+
+    def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
+        self.set_mentions(doc_id, mentions)
+
+    def remove_document(self, doc_id: UUID) -> None:
+        self.set_mentions(doc_id, {})
+        self.set_chunks(doc_id, 0)
+        self._set_bucket(doc_id, None)
+        self.doc_names.pop(doc_id, None)
+
+    def _untop(self, doc_id: UUID) -> None:
+        mentions = self.per_doc.get(doc_id, {})
+        for s in self.top.pop(doc_id, ()):
+            self.top_counts[s.entity_id] -= mentions[s.entity_id]
+            self.in_top[s.entity_id].discard(doc_id)
+            if not self.in_top[s.entity_id]:
+                del self.in_top[s.entity_id]
+                del self.top_counts[s.entity_id]
+        self.window.pop(doc_id, None)
 
     def rerank(self, doc_id: UUID) -> None:
-        self.top[doc_id], self.window[doc_id] = rank(self.per_doc[doc_id], self.chunks, self.df)
+        self._untop(doc_id)
+        mentions = self.per_doc[doc_id]
+        self.top[doc_id], self.window[doc_id] = rank(mentions, self.chunks, self.df)
+        for s in self.top[doc_id]:
+            self.top_counts[s.entity_id] += mentions[s.entity_id]
+            self.in_top[s.entity_id].add(doc_id)
 
     def entities_in_tops(self) -> set[UUID]:
-        return {s.entity_id for scored in self.top.values() for s in scored}
+        return set(self.in_top)
+
+    def ranking_naming(self, entities: Iterable[UUID], at_least: int = 1) -> set[UUID]:
+        """The documents whose ranking names at least ``at_least`` of these entities."""
+        hits: dict[UUID, int] = defaultdict(int)
+        for entity_id in set(entities):
+            for doc_id in self.in_top.get(entity_id, ()):
+                hits[doc_id] += 1
+        return {d for d, n in hits.items() if n >= at_least}
+
+    def row(self, doc_id: UUID) -> str:
+        """The document's persisted row (:data:`DOC_PREFIX`)."""
+        mentions = self.per_doc.get(doc_id, {})
+        return json.dumps(
+            {
+                "name": self.doc_names.get(doc_id, "") if mentions else "",
+                "chunks": self.doc_chunks.get(doc_id, 0),
+                "mentions": {e.hex: mentions[e] for e in sorted(mentions, key=lambda e: e.int)},
+            },
+            separators=(",", ":"),
+        )
+
+    def rows(self, doc_ids: Iterable[UUID]) -> dict[str, str]:
+        return {doc_key(d): self.row(d) for d in doc_ids}
 
     async def load_names(
         self, store: Store, doc_ids: Sequence[UUID], entity_ids: set[UUID]
@@ -130,31 +217,45 @@ class IndexState:
             else:
                 self.names[entity_id] = new
         if doc_ids:
-            for node in await store.get_nodes(sorted(doc_ids, key=str)):
+            for node in await store.get_nodes(sorted(doc_ids, key=str), provenance=False):
                 self.doc_names[node.id] = node.name
         return changed
+
+    def _set_bucket(self, doc_id: UUID, node: Node | None) -> None:
+        if doc_id in self.buckets:
+            del self.order[bisect.bisect_left(self.order, self._place(doc_id))]
+            del self.buckets[doc_id]
+        if node is not None:
+            self.buckets[doc_id] = node
+            bisect.insort(self.order, self._place(doc_id))
+
+    def _place(self, doc_id: UUID) -> tuple[str, str, UUID, str]:
+        return self.doc_names[doc_id], str(doc_id), doc_id, str(self.buckets[doc_id].id)
 
     def render(
         self, dataset: Dataset, doc_id: UUID, by_pair: dict[tuple[UUID, UUID], list[str]]
     ) -> None:
         scored = self.top.get(doc_id)
         if not scored or doc_id not in self.doc_names:
-            self.buckets.pop(doc_id, None)
+            self._set_bucket(doc_id, None)
             return
-        self.buckets[doc_id] = bucket(
-            dataset, doc_id, self.doc_names[doc_id], scored, self.names, by_pair
-        )
+        node = bucket(dataset, doc_id, self.doc_names[doc_id], scored, self.names, by_pair)
+        self._set_bucket(doc_id, node)
+
+    def keep_bucket(self, doc_id: UUID, node: Node) -> None:
+        """A stored bucket, as a loaded state starts from."""
+        if doc_id in self.doc_names:
+            self._set_bucket(doc_id, node)
 
     def ordered_buckets(self) -> list[Node]:
-        order = sorted(self.buckets, key=lambda d: (self.doc_names[d], str(d)))
-        return [self.buckets[d] for d in order]
+        return [self.buckets[d] for _, _, d, _ in self.order]
 
     def render_root(self, dataset: Dataset) -> Node:
         self.root = root(
             dataset,
             self.ordered_buckets(),
-            self.top,
-            self.per_doc,
+            [b for _, _, _, b in self.order],
+            self.top_counts,
             self.chunks,
             self.df,
             self.names,
@@ -165,65 +266,108 @@ class IndexState:
         return {node.id: doc_id for doc_id, node in self.buckets.items()}
 
 
+async def load(store: Store, dataset: Dataset, token: str) -> IndexState:
+    """The state the build of ``token`` persisted, as that build left it."""
+    kept = IndexState.empty(token, ())
+    parsed: dict[str, UUID] = {}
+    for key, value in (await store.get_improve_states(dataset.id, DOC_PREFIX)).items():
+        doc_id = UUID(key.removeprefix(DOC_PREFIX))
+        row = json.loads(value)
+        kept.data_ids.add(doc_id)
+        mentions: dict[UUID, int] = {}
+        for text, count in row["mentions"].items():
+            entity_id = parsed.get(text)
+            if entity_id is None:
+                entity_id = parsed[text] = UUID(hex=text)
+            mentions[entity_id] = int(count)
+        kept.set_chunks(doc_id, int(row["chunks"]))
+        if mentions:
+            kept.set_mentions(doc_id, mentions)
+            kept.doc_names[doc_id] = str(row["name"])
+    for doc_id in kept.per_doc:
+        kept.rerank(doc_id)
+    for node in (await store.list_derived(dataset.id, OWNER)).nodes:
+        if node.type == ROOT_TYPE:
+            kept.root = node
+        elif node.type == BUCKET_TYPE:
+            kept.keep_bucket(UUID(str(node.properties["data_id"])), node)
+    await kept.load_names(store, (), kept.entities_in_tops())
+    return kept
+
+
+async def current(store: Store, dataset: Dataset) -> IndexState | None:
+    """The state of the dataset's last build: this process's, or loaded from the store (None
+    when the index was never built)."""
+    token = await store.get_improve_state(dataset.id, TOKEN_KEY)
+    if not token:
+        return None
+    kept = cached(store, dataset.id)
+    if kept is not None and kept.token == token:
+        return kept
+    kept = await load(store, dataset, token)
+    remember_state(store, dataset.id, kept)
+    return kept
+
+
 async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutcome:
     store, dataset = ctx.store, ctx.dataset
     ids = set(await store.data_ids(dataset.id))
-    chunks = await store.count_nodes([dataset.id], type=NodeType.CHUNK.value)
+    notes = await read_notes(store, dataset.id, OWNER)
     added = sorted(ids - kept.data_ids, key=lambda d: d.int)
     removed = kept.data_ids - ids
-    if not added and not removed and chunks == kept.chunks:
+    if not added and not removed and not notes.stamps:
         return StageOutcome("already_completed", "no_writes_since_last_improve")
     _drop(store, dataset.id)  # mutated below: kept again only once the write went through
 
+    noted = notes.documents | {d for e in notes.entities for d in kept.by_entity.get(e, ())}
+    reread = sorted((noted & kept.data_ids & ids) - set(added), key=lambda d: d.int)
+    read = [*added, *reread]
     new: dict[UUID, dict[UUID, int]] = defaultdict(dict)
-    for m in await store.entity_mentions(dataset.id, data_ids=added) if added else []:
+    for m in await store.entity_mentions(dataset.id, data_ids=read) if read else []:
         new[m.data_id][m.entity_id] = m.chunks
+    doc_chunks = await store.chunk_counts(dataset.id, read)
     touched: set[UUID] = set()
     gone = [bucket_id(dataset.id, d) for d in removed if d in kept.buckets]
     for doc_id in removed:
         touched |= kept.per_doc.get(doc_id, {}).keys()
         kept.remove_document(doc_id)
-    for doc_id in added:
-        if new.get(doc_id):
-            kept.add_document(doc_id, new[doc_id])
-            touched |= new[doc_id].keys()
+    for doc_id in read:
+        touched |= kept.set_mentions(doc_id, new.get(doc_id, {}))
+        kept.set_chunks(doc_id, doc_chunks.get(doc_id, 0))
     kept.data_ids = ids
-    kept.chunks = chunks
-    now = level(chunks)
+    now = level(kept.chunks)
 
-    rerank = {d for d in added if d in kept.per_doc}
+    rerank = {d for d in read if d in kept.per_doc}
     rerank |= {d for e in touched for d in kept.by_entity.get(e, ())}
     rerank |= {d for d, (lo, hi) in kept.window.items() if not lo < now < hi}
     before = {d: [s.entity_id for s in kept.top.get(d, [])] for d in rerank}
     for doc_id in rerank:
         kept.rerank(doc_id)
     render = {d for d in rerank if [s.entity_id for s in kept.top[d]] != before[d]}
-    render |= {
-        d for d, scored in kept.top.items() if sum(s.entity_id in touched for s in scored) >= 2
-    }
-    in_tops = kept.entities_in_tops()
-    wanted = {s.entity_id for d in render for s in kept.top[d]} - kept.names.keys()
+    render |= {d for d in reread if d not in kept.per_doc}  # lost every mention: no bucket
+    render |= kept.ranking_naming(touched, at_least=2) | kept.ranking_naming(notes.entities)
+    in_tops = kept.in_top
+    wanted = {s.entity_id for d in render for s in kept.top.get(d, [])} - kept.names.keys()
+    unnamed = [d for d in read if d in kept.per_doc and d not in kept.doc_names]
     relabelled = await kept.load_names(
-        store, [d for d in added if d in kept.per_doc], wanted | (touched & in_tops)
+        store, unnamed, wanted | {e for e in touched | notes.entities if e in in_tops}
     )
-    if relabelled:
-        render |= {
-            d for d, scored in kept.top.items() if any(s.entity_id in relabelled for s in scored)
-        }
-    for name_id in [e for e in kept.names if e not in in_tops]:
+    render |= kept.ranking_naming(relabelled)
+    for name_id in [e for e in touched | notes.entities if e in kept.names and e not in in_tops]:
         del kept.names[name_id]  # keep the names of ranked entities only
-    by_pair = await relations_of(store, [kept.top[d] for d in sorted(render, key=str)])
+    by_pair = await relations_of(
+        store, [kept.top[d] for d in sorted(render, key=str) if d in kept.top]
+    )
     previous = {d: kept.buckets.get(d) for d in render}
     for doc_id in render:
         kept.render(dataset, doc_id, by_pair)
     changed = [
         node
-        for d, node in kept.buckets.items()
-        if d in render
+        for d in render
+        if (node := kept.buckets.get(d)) is not None
         and (
-            previous[d] is None
-            or (previous[d].text, previous[d].properties)  # type: ignore[union-attr]
-            != (node.text, node.properties)
+            (old := previous[d]) is None
+            or (old.text, old.properties) != (node.text, node.properties)
         )
     ]
     gone += [bucket_id(dataset.id, d) for d in render if d not in kept.buckets and previous[d]]
@@ -235,7 +379,8 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
     ):
         changed.append(new_root)
     kept.token = uuid.uuid4().hex
-    anchors = kept.anchors()
+    anchors = {bucket_id(dataset.id, d): d for d in render if d in kept.buckets}
+    drops: dict[str, str | None] = {doc_key(d): None for d in removed}
     report = await store.write_derived(
         DerivedWrite(
             dataset_id=dataset.id,
@@ -243,8 +388,8 @@ async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutco
             nodes=changed,
             anchors={n.id: anchors[n.id] for n in changed if n.id in anchors},
             delete_node_ids=gone,
-            # the content fingerprint of the last full build no longer describes the index
-            state={TOKEN_KEY: kept.token, FINGERPRINT_KEY: ""},
+            state={TOKEN_KEY: kept.token, **kept.rows(read)},
+            drop_state={**drops, **notes.stamps},
         )
     )
     remember_state(store, dataset.id, kept)

@@ -14,6 +14,8 @@ from engramdb.models.records import DataRecord, Edge, Node
 from engramdb.models.sessions import EntryMark
 
 __all__ = [
+    "GRAPH_CHANGE_PREFIX",
+    "GRAPH_CHANGE_READERS",
     "ArchivedGraph",
     "DeleteReport",
     "DerivedReport",
@@ -34,9 +36,35 @@ __all__ = [
     "StoredMark",
     "Subgraph",
     "VectorRow",
+    "graph_change_keys",
+    "graph_change_prefix",
 ]
 
 FloatArray = npt.NDArray[np.float32]
+
+#: Writes that change what a document mentions, or an entity's content, without a data item
+#: coming or going note it in the dataset's improve state, in their own transaction, once for
+#: each reader (:data:`GRAPH_CHANGE_READERS`): ``graph.changed:<reader>:d:<data id>`` for a
+#: document's queued extraction (``DocumentWrite.extends``), ``graph.changed:<reader>:e:<node
+#: id>`` for a rewritten node and for both sides of an entity merge. Each value is a fresh
+#: stamp; a reader reads its notes and deletes those it covered
+#: (:attr:`DerivedWrite.drop_state`, only while the stamp is still the one it read).
+GRAPH_CHANGE_PREFIX = "graph.changed:"
+#: The improve stages that read change notes (their derived-data owners).
+GRAPH_CHANGE_READERS = ("global_context_index", "review_conflicts")
+
+
+def graph_change_prefix(reader: str) -> str:
+    """The prefix of one reader's change notes."""
+    if reader not in GRAPH_CHANGE_READERS:
+        raise ValueError(f"{reader!r} reads no change notes (GRAPH_CHANGE_READERS)")
+    return f"{GRAPH_CHANGE_PREFIX}{reader}:"
+
+
+def graph_change_keys(kind: str, node_id: UUID) -> list[str]:
+    """The improve-state keys of one change (``kind``: ``"d"`` document, ``"e"`` entity), one
+    per reader."""
+    return [f"{graph_change_prefix(r)}{kind}:{node_id}" for r in GRAPH_CHANGE_READERS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +165,8 @@ class DerivedWrite:
       write (``replace_types`` limits that to nodes of those types and to edges leaving them);
       ``delete_node_ids`` deletes those of the owner's nodes. Deleting a node deletes every
       edge touching it.
-    * ``state`` sets improve-state values; ``fingerprint_key`` stores
+    * ``state`` sets improve-state values; ``drop_state`` deletes improve-state keys (one
+      mapped to a value only while it still holds that value); ``fingerprint_key`` stores
       :meth:`.Store.graph_fingerprint` as computed at the end of the transaction.
     * ``marks`` maps a consumer name to session-entry marks that must all be new.
     """
@@ -151,6 +180,7 @@ class DerivedWrite:
     replace_types: Sequence[str] = ()
     delete_node_ids: Sequence[UUID] = ()
     state: Mapping[str, str] = field(default_factory=dict)
+    drop_state: Mapping[str, str | None] = field(default_factory=dict)
     fingerprint_key: str | None = None
     marks: Mapping[str, Sequence[EntryMark]] = field(default_factory=dict)
 

@@ -89,6 +89,12 @@ class DerivedStore(ABC):
         """Store or replace one improve-state value of the dataset (deleted with it)."""
 
     @abstractmethod
+    async def get_improve_states(self, dataset_id: UUID, prefix: str) -> dict[str, str]:
+        """The dataset's improve-state values whose key starts with ``prefix``, by key (the
+        change notes of :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`, a stage's
+        per-document state)."""
+
+    @abstractmethod
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         """A short string that changes whenever the dataset's ingested content changes (a data
         item, node or edge written or deleted) and stays equal under reads, feedback-weight
@@ -104,13 +110,27 @@ class DerivedStore(ABC):
         lookups per document, no scan of the dataset)."""
 
     @abstractmethod
+    async def chunk_counts(
+        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
+    ) -> dict[UUID, int]:
+        """How many chunks each document of the dataset has (documents without chunks left
+        out); ``data_ids`` limits it to those documents (index lookups, no scan)."""
+
+    @abstractmethod
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         """The ids of the dataset's data items, sorted (one index range, no metadata read)."""
 
     @abstractmethod
     async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+        self,
+        dataset_id: UUID,
+        *,
+        exclude_relations: Sequence[str] = (),
+        source_ids: Sequence[UUID] | None = None,
+        data_ids: Sequence[UUID] | None = None,
     ) -> list[Edge]:
         """The dataset's ingested edges (derived edges left out) whose relation is not in
         ``exclude_relations``, with their provenance, in insertion order: the facts a conflict
-        review reads."""
+        review reads. ``source_ids`` keeps the edges leaving those nodes, ``data_ids`` those
+        supported by those data items (index lookups, no scan of the dataset's edges); an
+        empty sequence: []."""

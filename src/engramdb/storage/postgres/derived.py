@@ -146,6 +146,7 @@ async def write_derived(conn: Conn, write: DerivedWrite) -> DerivedReport:
                 "ON CONFLICT (edge_id) DO NOTHING",
                 [(e.id, write.dataset_id, write.owner) for e in write.edges],
             )
+    await run_unit(conn, partial(shared.drop_states, POSTGRES, write.dataset_id, write.drop_state))
     for key, value in write.state.items():
         await run_unit(conn, partial(shared.set_state, POSTGRES, write.dataset_id, key, value))
     if write.fingerprint_key is not None:

@@ -36,6 +36,7 @@ from engramdb.storage.postgres.text import document_words, scope_lexeme
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import FloatArray, check_vector
 from engramdb.storage.sql import documents as shared
+from engramdb.storage.sql.derived import note_changes
 
 __all__ = [
     "UPSERT_VECTOR",
@@ -198,9 +199,12 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
 async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
     """Write ``doc`` (see ``Store.write_document``); False when its content hash is present."""
     if doc.extends:
-        cur = await conn.execute("SELECT 1 FROM data WHERE id = %s", (doc.data_id,))
-        if await cur.fetchone() is None:
+        cur = await conn.execute("SELECT dataset_id FROM data WHERE id = %s", (doc.data_id,))
+        row = await cur.fetchone()
+        if row is None:
             return False
+        # what the document mentions changes with no data item coming: noted for improve
+        await run_unit(conn, partial(note_changes, POSTGRES, row[0], "d", [doc.data_id]))
     else:
         cur = await conn.execute(_INSERT_DATA, doc.data)
         if cur.rowcount == 0:

@@ -22,6 +22,7 @@ from engramdb.storage.postgres.documents import UPSERT_VECTOR
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import check_vector
 from engramdb.storage.sql import edits as shared
+from engramdb.storage.sql.derived import note_changes
 from engramdb.storage.types import EntityMerge, MergeReport, NodeRewrite, VectorRow
 
 __all__ = ["merge_entities", "rewrite_nodes", "vector_shapes"]
@@ -64,6 +65,8 @@ async def _write_vectors(conn: Conn, dataset_id: UUID, vectors: Sequence[VectorR
 async def _rewrite(conn: Conn, dataset_id: UUID, rewrites: Sequence[NodeRewrite]) -> None:
     for rewrite in rewrites:
         await run_unit(conn, partial(shared.rewrite_node, POSTGRES, rewrite))
+    ids = [r.node_id for r in rewrites]
+    await run_unit(conn, partial(note_changes, POSTGRES, dataset_id, "e", ids))
     await _write_vectors(conn, dataset_id, [v for r in rewrites for v in r.vectors])
 
 
@@ -80,6 +83,8 @@ async def merge_entities(
     ids = [i for m in merges for i in (m.survivor.node_id, *m.absorbed)]
     await run_unit(conn, partial(shared.check_nodes, POSTGRES, dataset_id, ids, entities=True))
     merged = moved = dropped = 0
+    absorbed_ids = [i for m in merges for i in m.absorbed]
+    await run_unit(conn, partial(note_changes, POSTGRES, dataset_id, "e", absorbed_ids))
     for merge in merges:
         survivor, absorbed = merge.survivor.node_id, list(merge.absorbed)
         step = await run_unit(conn, partial(shared.repoint_edges, POSTGRES, survivor, absorbed))

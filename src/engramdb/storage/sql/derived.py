@@ -10,7 +10,8 @@ transaction.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from uuid import UUID
 
@@ -24,19 +25,29 @@ from engramdb.storage.sql.rows import edge_columns, row_to_edge
 from engramdb.storage.sql.sessions import mark_entries
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.sql.values import as_uuid
-from engramdb.storage.types import DerivedWrite, FeedbackReport, FeedbackUpdate, Subgraph
+from engramdb.storage.types import (
+    DerivedWrite,
+    FeedbackReport,
+    FeedbackUpdate,
+    Subgraph,
+    graph_change_keys,
+)
 
 __all__ = [
     "DerivedMethods",
     "apply_feedback_weights",
     "check_datasets",
     "check_owners",
+    "chunk_counts",
     "data_ids",
     "doomed_nodes",
+    "drop_states",
     "fact_edges",
     "get_state",
+    "get_states",
     "graph_fingerprint",
     "list_derived",
+    "note_changes",
     "set_state",
     "spend_marks",
     "stale_edges",
@@ -175,6 +186,71 @@ def set_state(d: SqlDialect, dataset_id: UUID, key: str, value: str) -> Unit[Non
     )
 
 
+def get_states(d: SqlDialect, dataset_id: UUID, prefix: str) -> Unit[dict[str, str]]:
+    """The dataset's improve-state values whose key starts with ``prefix``, by key. SQLite
+    compares text bytewise, so the prefix is a range of its primary key; PostgreSQL's collation
+    may not, so there the dataset's keys are filtered (its index entries: values stay unread)."""
+    p = d.param
+    params: list[object] = [dataset_id, prefix]
+    where = f"substr(key, 1, {len(prefix)}) = {p}"
+    if d.name == "sqlite":
+        where += f" AND key >= {p} AND key < {p}"
+        params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
+    rows = yield from all_rows(
+        f"SELECT key, value FROM improve_state WHERE dataset_id = {p} AND {where}", *params
+    )
+    return {str(row[0]): str(row[1]) for row in rows}
+
+
+def chunk_counts(
+    d: SqlDialect, dataset_id: UUID, data_ids: Sequence[UUID] | None
+) -> Unit[dict[UUID, int]]:
+    """How many chunks each document of the dataset has (a chunk's one provenance row is its
+    document); only ``data_ids`` when given (index lookups per document)."""
+    p = d.param
+    only, params = "", list[object]()
+    if data_ids is not None:
+        if not data_ids:
+            return {}
+        where, params = d.in_list("s.data_id", sorted(set(data_ids), key=str))
+        only = f" AND {where}"
+    rows = yield from all_rows(
+        "SELECT s.data_id, count(*) FROM node_sources s JOIN nodes n ON n.id = s.node_id "
+        f"WHERE n.dataset_id = {p} AND n.type = 'Chunk'{only} GROUP BY s.data_id",
+        dataset_id,
+        *params,
+    )
+    return {as_uuid(row[0]): int(row[1]) for row in rows}
+
+
+def drop_states(d: SqlDialect, dataset_id: UUID, drops: Mapping[str, str | None]) -> Unit[None]:
+    """Delete these improve-state keys; one given a value only while it still holds it (a
+    change noted again after it was read stays for the next reader)."""
+    p = d.param
+    for key, value in sorted(drops.items()):
+        if value is None:
+            yield from execute(
+                f"DELETE FROM improve_state WHERE dataset_id = {p} AND key = {p}", dataset_id, key
+            )
+        else:
+            yield from execute(
+                f"DELETE FROM improve_state WHERE dataset_id = {p} AND key = {p} AND value = {p}",
+                dataset_id,
+                key,
+                value,
+            )
+
+
+def note_changes(d: SqlDialect, dataset_id: UUID, kind: str, ids: Iterable[UUID]) -> Unit[None]:
+    """Note, in the caller's transaction, that these documents (``kind`` ``"d"``) or entities
+    (``"e"``) changed without a data item coming or going (see
+    :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`). Each note gets a fresh stamp."""
+    for node_id in sorted(set(ids), key=str):
+        stamp = uuid.uuid4().hex
+        for key in graph_change_keys(kind, node_id):
+            yield from set_state(d, dataset_id, key, stamp)
+
+
 def graph_fingerprint(d: SqlDialect, dataset_id: UUID) -> Unit[str]:
     """Counts and high-water marks of the dataset's ingested content (derived rows excluded):
     new content always brings new chunk rows (a higher ``seq``), deletions lower a count."""
@@ -258,13 +334,29 @@ def apply_feedback_weights(
 
 
 def fact_edges(
-    d: SqlDialect, dataset_id: UUID, exclude_relations: Sequence[str]
+    d: SqlDialect,
+    dataset_id: UUID,
+    exclude_relations: Sequence[str],
+    source_ids: Sequence[UUID] | None = None,
+    data_ids: Sequence[UUID] | None = None,
 ) -> Unit[list[Edge]]:
-    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``."""
+    """Ingested edges of the dataset (derived ones left out) outside ``exclude_relations``;
+    only those leaving ``source_ids`` / supported by ``data_ids`` when given."""
+    if (source_ids is not None and not source_ids) or (data_ids is not None and not data_ids):
+        return []
     excluded, params = d.in_list("e.relation", list(exclude_relations), "text")
+    where = ""
+    if source_ids is not None:
+        sources, more = d.in_list("e.source_id", sorted(set(source_ids), key=str))
+        where += f" AND {sources}"
+        params += more
+    if data_ids is not None:
+        supported, more = d.in_list("s.data_id", sorted(set(data_ids), key=str))
+        where += f" AND e.id IN (SELECT s.edge_id FROM edge_sources s WHERE {supported})"
+        params += more
     rows = yield from all_rows(
         f"SELECT {edge_columns(d)} FROM edges e WHERE e.dataset_id = {d.param} "
-        f"AND NOT ({excluded}) "
+        f"AND NOT ({excluded}){where} "
         "AND NOT EXISTS (SELECT 1 FROM derived_edges d WHERE d.edge_id = e.id) ORDER BY e.seq",
         dataset_id,
         *params,
@@ -298,8 +390,17 @@ class DerivedMethods(UnitPort):
     async def set_improve_state(self, dataset_id: UUID, key: str, value: str) -> None:
         await self._write_unit(partial(set_state, self.dialect, dataset_id, key, value))
 
+    async def get_improve_states(self, dataset_id: UUID, prefix: str) -> dict[str, str]:
+        return await self._read_unit(partial(get_states, self.dialect, dataset_id, prefix))
+
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         return await self._read_unit(partial(data_ids, self.dialect, dataset_id))
+
+    async def chunk_counts(
+        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
+    ) -> dict[UUID, int]:
+        only = None if data_ids is None else list(data_ids)
+        return await self._read_unit(partial(chunk_counts, self.dialect, dataset_id, only))
 
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         return await self._read_unit(
@@ -307,8 +408,20 @@ class DerivedMethods(UnitPort):
         )
 
     async def fact_edges(
-        self, dataset_id: UUID, *, exclude_relations: Sequence[str] = ()
+        self,
+        dataset_id: UUID,
+        *,
+        exclude_relations: Sequence[str] = (),
+        source_ids: Sequence[UUID] | None = None,
+        data_ids: Sequence[UUID] | None = None,
     ) -> list[Edge]:
         return await self._read_unit(
-            partial(fact_edges, self.dialect, dataset_id, list(exclude_relations))
+            partial(
+                fact_edges,
+                self.dialect,
+                dataset_id,
+                list(exclude_relations),
+                None if source_ids is None else list(source_ids),
+                None if data_ids is None else list(data_ids),
+            )
         )

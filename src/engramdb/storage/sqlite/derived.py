@@ -161,6 +161,7 @@ def write_derived(conn: sqlite3.Connection, write: DerivedWrite) -> DerivedRepor
         "ON CONFLICT (edge_id) DO NOTHING",
         [(str(e.id), ds, write.owner) for e in write.edges],
     )
+    run_unit(conn, partial(shared.drop_states, SQLITE, write.dataset_id, write.drop_state))
     for key, value in write.state.items():
         run_unit(conn, partial(shared.set_state, SQLITE, write.dataset_id, key, value))
     if write.fingerprint_key is not None:

@@ -25,6 +25,7 @@ from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
 from engramdb.storage.sql import documents as shared
+from engramdb.storage.sql.derived import note_changes
 from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.units import run_unit
 
@@ -107,6 +108,8 @@ def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) 
     if doc.extends:
         if conn.execute("SELECT 1 FROM data WHERE id = ?", (str(doc.data.id),)).fetchone() is None:
             return False
+        # what the document mentions changes with no data item coming: noted for improve
+        run_unit(conn, partial(note_changes, SQLITE, doc.data.dataset_id, "d", [doc.data.id]))
     elif _insert_data(conn, doc) == 0:
         return False
     _write_graph(conn, doc, log_keep)

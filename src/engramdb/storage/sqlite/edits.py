@@ -16,6 +16,7 @@ from uuid import UUID
 
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.sql import edits as shared
+from engramdb.storage.sql.derived import note_changes
 from engramdb.storage.sqlite.derived import delete_nodes
 from engramdb.storage.sqlite.documents import (
     UPSERT_VECTOR,
@@ -55,6 +56,8 @@ def _rewrite(
 ) -> None:
     for rewrite in rewrites:
         run_unit(conn, partial(shared.rewrite_node, SQLITE, rewrite))
+    ids = [r.node_id for r in rewrites]
+    run_unit(conn, partial(note_changes, SQLITE, dataset_id, "e", ids))
     _write_vectors(conn, dataset_id, [v for r in rewrites for v in r.vectors], log_keep)
 
 
@@ -73,6 +76,8 @@ def merge_entities(
     ids = [i for m in merges for i in (m.survivor.node_id, *m.absorbed)]
     run_unit(conn, partial(shared.check_nodes, SQLITE, dataset_id, ids, entities=True))
     merged = moved = dropped = 0
+    absorbed_ids = [i for m in merges for i in m.absorbed]
+    run_unit(conn, partial(note_changes, SQLITE, dataset_id, "e", absorbed_ids))
     for merge in merges:
         survivor, absorbed = merge.survivor.node_id, list(merge.absorbed)
         step = run_unit(conn, partial(shared.repoint_edges, SQLITE, survivor, absorbed))

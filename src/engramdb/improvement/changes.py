@@ -1,0 +1,36 @@
+"""The change notes an improve stage reads: writes that changed what documents mention, or an
+entity, without a data item coming or going (:data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`).
+
+A stage reads its own notes at the start of a run and drops them (with the stamps it read) in the
+transaction that writes its result, so a note written meanwhile stays for its next run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from engramdb.storage.base import Store
+from engramdb.storage.types import graph_change_prefix
+
+__all__ = ["Notes", "read_notes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """The notes a run read: the stamps to drop, the documents and entities noted."""
+
+    stamps: dict[str, str]
+    documents: set[UUID]
+    entities: set[UUID]
+
+
+async def read_notes(store: Store, dataset_id: UUID, reader: str) -> Notes:
+    prefix = graph_change_prefix(reader)
+    stamps = await store.get_improve_states(dataset_id, prefix)
+    documents: set[UUID] = set()
+    entities: set[UUID] = set()
+    for key in stamps:
+        kind, _, node_id = key.removeprefix(prefix).partition(":")
+        (documents if kind == "d" else entities).add(UUID(node_id))
+    return Notes(stamps, documents, entities)
