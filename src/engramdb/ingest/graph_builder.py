@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from engramdb.extract.resolve import entity_key
 from engramdb.extract.types import ChunkExtraction
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.ingest.data_point_graph import add_model_graph
@@ -67,7 +68,9 @@ def normalise_name(name: str) -> str:
 
 
 def entity_id(dataset_id: UUID, name: str, type_: str) -> UUID:
-    return stable_id("entity", dataset_id, normalise_name(name), type_.upper())
+    """An entity's id: from its identity key (:func:`~engramdb.extract.resolve.entity_key`,
+    so "Dr. Jane Smith" and "Jane Smith" are one node) and type, within the dataset."""
+    return stable_id("entity", dataset_id, entity_key(name, type_), type_.upper())
 
 
 def entity_text(name: str, description: str | None) -> str:
@@ -222,11 +225,14 @@ def add_extraction(
         b.node(tid, NodeType.ENTITY_TYPE, type_.lower(), type_.lower(), {})
         props: dict[str, Any] = {
             "entity_type": type_,
-            "normalized_name": normalise_name(entity.name),
+            "normalized_name": entity_key(entity.name, type_),
             "extractor": extraction.source,
         }
         if entity.description:
             props["description"] = entity.description
+        aliases = _aliases(b.existing.get(eid), entity.name, entity.aliases)
+        if aliases:
+            props["aliases"] = aliases
         text = entity_text(entity.name, entity.description)
         if b.node(eid, NodeType.ENTITY, entity.name, text, props):
             b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
@@ -244,6 +250,14 @@ def add_extraction(
         add_model_graph(
             b, extraction.data_points, locator=located, passage=False, linked_from=chunk_id
         )
+
+
+def _aliases(stored: Node | None, name: str, new: Sequence[str]) -> list[str]:
+    """An entity node's ``aliases``: those it is stored with, then this document's, without
+    its name; first seen first."""
+    previous = stored.properties.get("aliases") if stored is not None else None
+    known = [a for a in previous if isinstance(a, str)] if isinstance(previous, list) else []
+    return [a for a in dict.fromkeys([*known, *new]) if a != name]
 
 
 def plan_extension(
