@@ -186,6 +186,8 @@ class MentionGroup:
 @dataclass(slots=True)
 class _Group:
     type: str
+    #: Position of the first mention in the document.
+    first: int
     #: (surface, core) of every member, first mention first.
     members: list[tuple[str, NameCore]] = field(default_factory=list)
 
@@ -232,7 +234,7 @@ def _conflicts(core: NameCore, group: _Group) -> bool:
 
 
 def _joins(group: _Group, target: _Group) -> bool:
-    """Whether the person ``group`` may be merged into the fuller ``target``."""
+    """Whether the person ``group`` may be a shorter way of naming the fuller ``target``."""
     _, core = group.head
     _, head = target.head
     if core.tokens != head.tokens and not _fits(core, head):
@@ -244,14 +246,15 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     """Group the entity mentions ``(surface, type)`` of one document, in first-mention
     order; each group is one entity. Mentions of different types never group; equal keys
     always do (case, punctuation, accents, titles before a full name); a person's group joins
-    a fuller one when it fits exactly one of them (see the module doc)."""
+    a fuller one mentioned before it when it fits exactly one of them (see the module
+    doc)."""
     by_key: dict[tuple[str, str], _Group] = {}
-    for surface, type_ in mentions:
+    for position, (surface, type_) in enumerate(mentions):
         type_ = type_.upper()
         core = name_core(surface, type_)
         if not core.tokens:
             continue
-        group = by_key.setdefault((type_, core.key), _Group(type_))
+        group = by_key.setdefault((type_, core.key), _Group(type_, position))
         if all(s != surface for s, _ in group.members):
             group.members.append((surface, core))
     groups = list(by_key.values())
@@ -269,7 +272,9 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     kept: list[_Group] = []
     for group in persons:
         targets = [t for t in kept if _joins(group, t)]
-        if len(targets) == 1:
+        # A short form refers back to a name given before it ("Melanie: ..." and later a
+        # misread "Woohoo Melanie" is no reason to rename the speaker).
+        if len(targets) == 1 and targets[0].first < group.first:
             targets[0].members.extend(group.members)
             group.members = []
         else:
