@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from engramdb.extract.heuristic.gazetteer import TITLES
+from engramdb.extract.heuristic.gazetteer import ORGANIZATIONS, PLACES, TITLES
 from engramdb.extract.heuristic.lexicon import word_set
 from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
@@ -49,8 +49,11 @@ __all__ = [
     "text_words",
 ]
 
-#: Suffixes that tell a father from his son: kept in the identity key.
-GENERATIONAL_SUFFIXES = frozenset({"jr", "sr", "junior", "senior", "ii", "iii", "iv"})
+#: Suffixes that tell a father from his son, or one king from another ("Nicholas I" /
+#: "Nicholas II"): kept in the identity key.
+GENERATIONAL_SUFFIXES = word_set(
+    "jr sr junior senior i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi xvii xviii"
+)
 #: Suffixes that say nothing about identity ("Jane Smith, PhD"): dropped.
 _OTHER_SUFFIXES = word_set("phd md esq dds mba obe mbe kbe cbe")
 _SUFFIXES = GENERATIONAL_SUFFIXES | _OTHER_SUFFIXES
@@ -70,6 +73,8 @@ _SPLIT = re.compile(r"[\s,/‐-―-]+")
 _INNER = re.compile(r"[.'’`]")
 _NOT_WORD = re.compile(r"[^\w&+#]+")
 _PERSON = "PERSON"
+#: Types a one-word name may have been misread as (see :attr:`_Group.misread`).
+_MISREAD_TYPES = frozenset({"PLACE", "ORGANIZATION"})
 #: Types whose names are values: only case and spaces fold ("$5.00" is not "$500").
 _VALUE_TYPES = frozenset({"DATE", "TIME", "MONEY", "NUMBER"})
 
@@ -87,9 +92,10 @@ class NameCore:
     @property
     def key(self) -> str:
         """The identity form: the tokens, the suffix after them, and the title before a
-        one-word name ("dr smith", "martin luther king jr", "jane smith")."""
+        one-word name without a suffix ("dr smith", "martin luther king jr", "jane smith",
+        "nicholas ii")."""
         parts = list(self.tokens)
-        if self.title and len(parts) == 1:
+        if self.title and len(parts) == 1 and not self.suffix:
             parts.insert(0, self.title)
         if self.suffix:
             parts.append(self.suffix)
@@ -177,10 +183,16 @@ def display_name(name: str, type_: str = _PERSON) -> str:
 
 @dataclass(frozen=True, slots=True)
 class MentionGroup:
-    """Mentions of one entity: its ``type`` and the spellings, the one to name it by first."""
+    """Mentions of one entity: its ``type`` and the ``(surface, type)`` mentions, the one to
+    name it by first (a mention's own type differs when a misread one-word name joins a
+    person: "Craven" read as a PLACE in "contributions from Craven")."""
 
     type: str
-    names: tuple[str, ...]
+    mentions: tuple[tuple[str, str], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s for s, _ in self.mentions))
 
 
 @dataclass(slots=True)
@@ -188,15 +200,28 @@ class _Group:
     type: str
     #: Position of the first mention in the document.
     first: int
-    #: (surface, core) of every member, first mention first.
-    members: list[tuple[str, NameCore]] = field(default_factory=list)
+    #: (surface, type, core) of every member, first mention first.
+    members: list[tuple[str, str, NameCore]] = field(default_factory=list)
 
     @property
     def head(self) -> tuple[str, NameCore]:
         """The fullest member: most words, then a suffix, then most letters, then first."""
-        return max(
+        surface, _, core = max(
             self.members,
-            key=lambda m: (len(m[1].tokens), bool(m[1].suffix), len("".join(m[1].tokens))),
+            key=lambda m: (len(m[2].tokens), bool(m[2].suffix), len("".join(m[2].tokens))),
+        )
+        return surface, core
+
+    @property
+    def misread(self) -> bool:
+        """A one-word place or organisation that no gazetteer knows: typed by a weak cue
+        ("from Kurt"), so it may be a person of the document."""
+        _, core = self.head
+        return (
+            self.type in _MISREAD_TYPES
+            and len(core.tokens) == 1
+            and core.tokens[0] not in PLACES
+            and core.tokens[0] not in ORGANIZATIONS
         )
 
 
@@ -225,7 +250,7 @@ def _fits(short: NameCore, long: NameCore) -> bool:
 def _conflicts(core: NameCore, group: _Group) -> bool:
     """Whether ``core`` names someone else than a member of ``group``: another generation
     ("Jr." / "Sr.") or, by the titles, another gender ("Mr." / "Mrs.")."""
-    for _, other in group.members:
+    for _, _, other in group.members:
         if core.suffix and other.suffix and core.suffix != other.suffix:
             return True
         if core.gender and other.gender and core.gender != other.gender:
@@ -239,15 +264,16 @@ def _joins(group: _Group, target: _Group) -> bool:
     _, head = target.head
     if core.tokens != head.tokens and not _fits(core, head):
         return False
-    return not any(_conflicts(c, target) for _, c in group.members)
+    return not any(_conflicts(c, target) for _, _, c in group.members)
 
 
 def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     """Group the entity mentions ``(surface, type)`` of one document, in first-mention
-    order; each group is one entity. Mentions of different types never group; equal keys
-    always do (case, punctuation, accents, titles before a full name); a person's group joins
-    a fuller one mentioned before it when it fits exactly one of them (see the module
-    doc)."""
+    order; each group is one entity. Equal keys of one type always group (case, punctuation,
+    accents, titles before a full name); a person's group joins a fuller person named before
+    it when it fits exactly one of them (see the module doc), and so does a one-word place or
+    organisation no gazetteer knows (the extractor's type was a guess). Other mentions of
+    different types never group."""
     by_key: dict[tuple[str, str], _Group] = {}
     for position, (surface, type_) in enumerate(mentions):
         type_ = type_.upper()
@@ -255,16 +281,17 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
         if not core.tokens:
             continue
         group = by_key.setdefault((type_, core.key), _Group(type_, position))
-        if all(s != surface for s, _ in group.members):
-            group.members.append((surface, core))
+        if all(s != surface for s, _, _ in group.members):
+            group.members.append((surface, type_, core))
     groups = list(by_key.values())
     # Fullest first, so a short form meets every full name before it is placed: a suffixed
     # name before the bare one ("King" next to "King Jr." and "King Sr." joins neither), a
     # spelled-out name before its initials ("Jane Smith", then "J. Smith").
     persons = sorted(
-        (g for g in groups if g.type == _PERSON),
+        (g for g in groups if g.type == _PERSON or g.misread),
         key=lambda g: (
             -len(g.head[1].tokens),
+            g.type != _PERSON,
             not g.head[1].suffix,
             -len("".join(g.head[1].tokens)),
         ),
@@ -277,14 +304,14 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
         if len(targets) == 1 and targets[0].first < group.first:
             targets[0].members.extend(group.members)
             group.members = []
-        else:
+        elif group.type == _PERSON:
             kept.append(group)
     out: list[MentionGroup] = []
     for group in groups:
         if group.members:
             head, _ = group.head
-            rest = (s for s, _ in group.members if s != head)
-            out.append(MentionGroup(group.type, (head, *rest)))
+            ordered = sorted(group.members, key=lambda m: m[0] != head)
+            out.append(MentionGroup(group.type, tuple((s, t) for s, t, _ in ordered)))
     return out
 
 
@@ -304,31 +331,30 @@ def resolve_document(extractions: Sequence[ChunkExtraction]) -> list[ChunkExtrac
         for entity in extraction.entities:
             mentions.append((entity.name, entity.type))
             mentions.extend((alias, entity.type) for alias in entity.aliases)
-    canonical: dict[tuple[str, str], str] = {}
+    canonical: dict[tuple[str, str], tuple[str, str]] = {}
     spellings: dict[tuple[str, str], tuple[str, ...]] = {}
     for group in group_mentions(mentions):
         name = display_name(group.names[0], group.type)
-        for surface in group.names:
-            canonical[(surface, group.type)] = name
+        for mention in group.mentions:
+            canonical[mention] = (name, group.type)
         spellings[(name, group.type)] = tuple(s for s in group.names if s != name)
     return [_rename(e, canonical, spellings) for e in extractions]
 
 
 def _rename(
     extraction: ChunkExtraction,
-    canonical: dict[tuple[str, str], str],
+    canonical: dict[tuple[str, str], tuple[str, str]],
     spellings: dict[tuple[str, str], tuple[str, ...]],
 ) -> ChunkExtraction:
     entities: dict[tuple[str, str], ExtractedEntity] = {}
     renamed: dict[str, str] = {}
     for entity in extraction.entities:
-        type_ = entity.type.upper()
-        name = canonical.get((entity.name, type_), entity.name)
+        slot = canonical.get((entity.name, entity.type.upper()), (entity.name, entity.type))
+        name, type_ = slot
         renamed.setdefault(entity.name, name)
-        slot = (name, type_)
         if slot not in entities:
             aliases = spellings.get(slot, entity.aliases)
-            entities[slot] = replace(entity, name=name, aliases=aliases)
+            entities[slot] = replace(entity, name=name, type=type_, aliases=aliases)
     relations: list[ExtractedRelation] = []
     seen: set[tuple[str, str, str]] = set()
     for relation in extraction.relations:

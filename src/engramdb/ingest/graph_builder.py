@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -54,6 +54,8 @@ __all__ = [
     "plan_extension",
 ]
 
+#: Node types several documents share (see :func:`plan_document`).
+_SHARED = frozenset({NodeType.ENTITY, NodeType.ENTITY_TYPE})
 _ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s$")
 _SPACE = re.compile(r"\s+")
@@ -113,13 +115,15 @@ def plan_document(
     importance_weight: float,
     external_metadata: dict[str, Any],
     node_set: list[str],
-    existing: Mapping[UUID, Node],
+    existing: MutableMapping[UUID, Node],
 ) -> DocumentPlan:
     """Build the records and graph of one document.
 
     ``existing`` holds stored nodes this document may share (entities, entity types): their
-    node sets are merged rather than overwritten, and entities already embedded are not embedded
-    again.
+    node sets and aliases are merged rather than overwritten, an entity keeps the name it is
+    stored with, and entities already embedded are not embedded again. The shared nodes this
+    document writes are added to ``existing``, so the next document planned with it (one
+    ingestion window) merges with them too.
     """
     doc, data_id, weight = prepared.doc, prepared.data_id, importance_weight
     builder = GraphBuilder(dataset.id, weight, node_set, existing)
@@ -230,12 +234,15 @@ def add_extraction(
         }
         if entity.description:
             props["description"] = entity.description
-        aliases = _aliases(b.existing.get(eid), entity.name, entity.aliases)
+        stored = b.existing.get(eid)
+        # The first name an entity was stored with stays; later spellings become aliases.
+        name = stored.name if stored is not None else entity.name
+        aliases = _aliases(stored, name, [entity.name, *entity.aliases])
         if aliases:
             props["aliases"] = aliases
-        text = entity_text(entity.name, entity.description)
-        if b.node(eid, NodeType.ENTITY, entity.name, text, props):
-            b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
+        text = entity_text(name, entity.description)
+        if b.node(eid, NodeType.ENTITY, name, text, props):
+            b.to_embed.append((eid, ENTITY_COLLECTION, name))
         b.edge(chunk_id, "contains", eid)
         b.edge(eid, "is_a", tid)
     for relation in extraction.relations:
@@ -253,8 +260,8 @@ def add_extraction(
 
 
 def _aliases(stored: Node | None, name: str, new: Sequence[str]) -> list[str]:
-    """An entity node's ``aliases``: those it is stored with, then this document's, without
-    its name; first seen first."""
+    """An entity node's ``aliases``: those it is stored with, then ``new``, without its
+    ``name``; first seen first."""
     previous = stored.properties.get("aliases") if stored is not None else None
     known = [a for a in previous if isinstance(a, str)] if isinstance(previous, list) else []
     return [a for a in dict.fromkeys([*known, *new]) if a != name]
@@ -265,7 +272,7 @@ def plan_extension(
     data: DataRecord,
     chunks: Sequence[Node],
     extractions: Sequence[ChunkExtraction],
-    existing: Mapping[UUID, Node],
+    existing: MutableMapping[UUID, Node],
 ) -> DocumentPlan:
     """The graph a stored document gains from its queued extraction (:mod:`.queue`): exactly
     what :func:`plan_document` adds on top of the document and its chunks, with the weight and
@@ -293,7 +300,7 @@ class GraphBuilder:
         dataset_id: UUID,
         weight: float,
         node_set: list[str],
-        existing: Mapping[UUID, Node],
+        existing: MutableMapping[UUID, Node],
     ) -> None:
         self.dataset_id = dataset_id
         self.weight = weight
@@ -333,6 +340,8 @@ class GraphBuilder:
             properties={**properties, "node_set": tags},
             importance_weight=self.weight if weight is None else weight,
         )
+        if type_ in _SHARED:
+            self.existing[node_id] = self.nodes[node_id]
         return stored is None
 
     def edge(
