@@ -275,11 +275,13 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     organisation no gazetteer knows (the extractor's type was a guess). Other mentions of
     different types never group."""
     by_key: dict[tuple[str, str], _Group] = {}
+    seen: dict[tuple[str, str], int] = {}
     for position, (surface, type_) in enumerate(mentions):
         type_ = type_.upper()
         core = name_core(surface, type_)
         if not core.tokens:
             continue
+        seen.setdefault((surface, type_), position)
         group = by_key.setdefault((type_, core.key), _Group(type_, position))
         if all(s != surface for s, _, _ in group.members):
             group.members.append((surface, type_, core))
@@ -310,7 +312,7 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     for group in groups:
         if group.members:
             head, _ = group.head
-            ordered = sorted(group.members, key=lambda m: m[0] != head)
+            ordered = sorted(group.members, key=lambda m: (m[0] != head, seen[(m[0], m[1])]))
             out.append(MentionGroup(group.type, tuple((s, t) for s, t, _ in ordered)))
     return out
 
