@@ -12,7 +12,8 @@ citing the document it was read in (``hotpotqa:<paragraph index>`` of the Hotpot
 names, titles, middle names, spellings, a nickname, mentions in two documents, and pairs that
 must stay apart (a mother and her son, two brothers, two emperors, two people sharing a surname
 across documents). The texts are read in place (``--hotpot-data``/``$ENGRAMDB_HOTPOT_DATA``,
-``--locomo-data``/``$ENGRAMDB_BENCH_DATA``) and never copied; the gold file quotes none.
+``--locomo-data``/``$ENGRAMDB_BENCH_DATA``) and never copied; the gold file's notes quote a
+few words of HotpotQA (CC BY-SA 4.0, Yang et al. 2018) and nothing of LoCoMo (CC BY-NC 4.0).
 
 **Method.** The cited documents are remembered as the benchmarks remember them (the HotpotQA
 paragraphs, one document each, in one dataset; each conversation's sessions, one document each,
