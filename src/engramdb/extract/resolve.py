@@ -66,7 +66,8 @@ _FEMALE_TITLES = word_set(
     "grandma grandmother granny nana"
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_POSSESSIVE = re.compile(r"(?:['’]s|s['’])$", re.IGNORECASE)
+#: A trailing possessive: "Smith's" → "Smith", "Charles'" → "Charles".
+_POSSESSIVE = re.compile(r"['’]s$|(?<=s)['’]$", re.IGNORECASE)
 #: Token separators: whitespace, commas, hyphens, slashes ("Smith, Jr.", "Jean-Paul").
 _SPLIT = re.compile(r"[\s,/‐-―-]+")
 #: Dropped inside a token: "U.S." → "us", "O'Brien" → "obrien".

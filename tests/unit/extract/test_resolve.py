@@ -38,6 +38,7 @@ def groups(*mentions: str, type_: str = "PERSON") -> list[list[str]]:
         ("Jane Smith, PhD", "Jane Smith"),
         ("O'Brien", "OBrien"),
         ("Smith's", "Smith"),
+        ("Charles'", "Charles"),
     ],
 )
 def test_variants_of_one_person_have_one_key(a: str, b: str) -> None:
