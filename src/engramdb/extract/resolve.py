@@ -29,17 +29,19 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from engramdb.extract.heuristic.gazetteer import ORGANIZATIONS, PLACES, TITLES
 from engramdb.extract.heuristic.lexicon import word_set
+from engramdb.extract.heuristic.text import speaker_prefix
 from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
 __all__ = [
     "GENERATIONAL_SUFFIXES",
     "MentionGroup",
     "NameCore",
+    "chat_speakers",
     "display_name",
     "entity_key",
     "group_mentions",
@@ -135,8 +137,14 @@ def text_words(text: str) -> list[str]:
     """The words of running text folded as name tokens are (accents, case, inner dots and
     apostrophes, a possessive per word: "Beyoncé's U.S. tour" → beyonce, us, tour), so a
     name's :attr:`NameCore.tokens` can be looked for in it."""
+    return list(_text_words(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_words(text: str) -> tuple[str, ...]:
+    # Cached: graph ranking looks for every entity of a subgraph in the same question.
     words = (_POSSESSIVE.sub("", raw.strip(_EDGE)) for raw in _SPLIT.split(_fold(text)))
-    return [w for w in (_word(raw) for raw in words) if w]
+    return tuple(w for w in (_word(raw) for raw in words) if w)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -268,13 +276,17 @@ def _joins(group: _Group, target: _Group) -> bool:
     return not any(_conflicts(c, target) for _, _, c in group.members)
 
 
-def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
+def group_mentions(
+    mentions: Iterable[tuple[str, str]], *, speakers: Collection[str] = ()
+) -> list[MentionGroup]:
     """Group the entity mentions ``(surface, type)`` of one document, in first-mention
     order; each group is one entity. Equal keys of one type always group (case, punctuation,
     accents, titles before a full name); a person's group joins a fuller person named before
     it when it fits exactly one of them (see the module doc), and so does a one-word place or
     organisation no gazetteer knows (the extractor's type was a guess). Other mentions of
-    different types never group."""
+    different types never group. ``speakers`` (a chat's "Name:" prefixes) name themselves:
+    never another name's short form ("Melanie" is not a misread "Woohoo Melanie")."""
+    own = {name_core(name).key for name in speakers}
     by_key: dict[tuple[str, str], _Group] = {}
     seen: dict[tuple[str, str], int] = {}
     for position, (surface, type_) in enumerate(mentions):
@@ -301,6 +313,9 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     )
     kept: list[_Group] = []
     for group in persons:
+        if group.type == _PERSON and group.head[1].key in own:
+            kept.append(group)
+            continue
         targets = [t for t in kept if _joins(group, t)]
         # A short form refers back to a name given before it ("Melanie: ..." and later a
         # misread "Woohoo Melanie" is no reason to rename the speaker).
@@ -318,17 +333,32 @@ def group_mentions(mentions: Iterable[tuple[str, str]]) -> list[MentionGroup]:
     return out
 
 
-def resolve_chunk(extraction: ChunkExtraction) -> ChunkExtraction:
+def chat_speakers(texts: Iterable[str]) -> set[str]:
+    """The speakers of chat lines ("Melanie: ...") in ``texts``."""
+    found: set[str] = set()
+    for text in texts:
+        for line in text.split("\n"):
+            name, _ = speaker_prefix(line)
+            if name is not None:
+                found.add(name)
+    return found
+
+
+def resolve_chunk(
+    extraction: ChunkExtraction, *, speakers: Collection[str] = ()
+) -> ChunkExtraction:
     """``extraction`` with its entities grouped: :func:`resolve_document` of one chunk."""
-    return resolve_document([extraction])[0]
+    return resolve_document([extraction], speakers=speakers)[0]
 
 
-def resolve_document(extractions: Sequence[ChunkExtraction]) -> list[ChunkExtraction]:
+def resolve_document(
+    extractions: Sequence[ChunkExtraction], *, speakers: Collection[str] = ()
+) -> list[ChunkExtraction]:
     """The chunk extractions of one document with the entities that name the same thing
     renamed to one name per group (its fullest spelling, a person's titles dropped: "Jane
     Smith") and their other spellings in ``aliases``; relations follow their endpoints, and an
-    entity a chunk lists twice after renaming appears once. Deterministic; the input is not
-    changed."""
+    entity a chunk lists twice after renaming appears once. ``speakers`` as for
+    :func:`group_mentions`. Deterministic; the input is not changed."""
     mentions: list[tuple[str, str]] = []
     for extraction in extractions:
         for entity in extraction.entities:
@@ -336,7 +366,7 @@ def resolve_document(extractions: Sequence[ChunkExtraction]) -> list[ChunkExtrac
             mentions.extend((alias, entity.type) for alias in entity.aliases)
     canonical: dict[tuple[str, str], tuple[str, str]] = {}
     spellings: dict[tuple[str, str], tuple[str, ...]] = {}
-    for group in group_mentions(mentions):
+    for group in group_mentions(mentions, speakers=speakers):
         name = display_name(group.names[0], group.type)
         for mention in group.mentions:
             canonical[mention] = (name, group.type)

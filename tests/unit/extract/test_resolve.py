@@ -6,6 +6,7 @@ import pytest
 
 from engramdb.extract.offline import HeuristicExtractor
 from engramdb.extract.resolve import (
+    chat_speakers,
     display_name,
     entity_key,
     group_mentions,
@@ -244,3 +245,16 @@ def test_the_offline_extractor_reports_aliases() -> None:
     people = [e for e in result.entities if e.type == "PERSON"]
     assert [(e.name, set(e.aliases)) for e in people] == [("Jane Smith", {"Smith", "Jane"})]
     assert ("Jane Smith", "Boston") in {(r.source, r.target) for r in result.relations}
+
+
+def test_a_chat_speaker_is_never_a_short_form() -> None:
+    session = "Caroline: Woohoo Melanie! I passed the interview.\nMelanie: Congrats, Caroline!"
+    speakers = chat_speakers([session])
+    assert speakers == {"Caroline", "Melanie"}
+    assert groups("Woohoo Melanie", "Melanie") == [["Woohoo Melanie", "Melanie"]]
+    found = group_mentions([("Woohoo Melanie", "PERSON"), ("Melanie", "PERSON")], speakers=speakers)
+    assert [g.names for g in found] == [("Woohoo Melanie",), ("Melanie",)]
+    people = [
+        e.name for e in HeuristicExtractor().extract_one(session).entities if e.type == "PERSON"
+    ]
+    assert "Melanie" in people

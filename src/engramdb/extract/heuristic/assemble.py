@@ -10,7 +10,7 @@ only endpoints that survived, without self-loops or duplicates, at most ``max_re
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from engramdb.extract.heuristic.names import is_relative_time, is_small_number, name_key
@@ -65,9 +65,11 @@ def finalize(
     max_relations: int,
     summary: str,
     source: str,
+    speakers: Collection[str] = (),
 ) -> ChunkExtraction:
     """The bounded extraction. Relation endpoints are entity names (any spelling with the
-    same identity key); in the output they are the kept entity's exact name."""
+    same identity key); in the output they are the kept entity's exact name. ``speakers``
+    (the chunk's chat speakers) are never grouped into a longer name."""
     merged: dict[str, EntityDraft] = {}
     for e in entities:
         if not e.name.strip() or _noise(e):
@@ -107,7 +109,8 @@ def finalize(
             relations=out_relations,
             summary=summary,
             source=source,
-        )
+        ),
+        speakers=speakers,
     )
 
 

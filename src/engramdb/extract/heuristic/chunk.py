@@ -115,6 +115,7 @@ def extract_chunk(
         max_relations=max_relations,
         summary=extractive_summary(text, max_sentences=summary_sentences, max_chars=summary_chars),
         source="heuristic",
+        speakers={sentence.speaker for sentence in sentences if sentence.speaker},
     )
 
 
