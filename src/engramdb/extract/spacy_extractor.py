@@ -277,6 +277,7 @@ class SpacyExtractor(Extractor):
                 text, max_sentences=self.summary_sentences, max_chars=self.summary_chars
             ),
             source="spacy",
+            speakers={name for _, _, name in speakers},
         )
 
 

@@ -37,11 +37,14 @@ ENTITY_TYPES = (
 @dataclass(frozen=True, slots=True)
 class ExtractedEntity:
     """An entity mentioned in a chunk. ``name`` is the surface form (e.g. "Andreas");
-    ``type`` one of :data:`ENTITY_TYPES` or an LLM's own upper-case label."""
+    ``type`` one of :data:`ENTITY_TYPES` or an LLM's own upper-case label; ``aliases`` the
+    other spellings the chunk or its document names it by ("Smith", "Dr. Jane Smith" for
+    "Jane Smith"; see :mod:`engramdb.extract.resolve`)."""
 
     name: str
     type: str
     description: str = ""
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from engramdb.extract.resolve import entity_key
 from engramdb.extract.types import ChunkExtraction
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
 from engramdb.ingest.data_point_graph import add_model_graph
@@ -53,6 +54,8 @@ __all__ = [
     "plan_extension",
 ]
 
+#: Node types several documents share (see :func:`plan_document`).
+_SHARED = frozenset({NodeType.ENTITY, NodeType.ENTITY_TYPE})
 _ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['’]s$")
 _SPACE = re.compile(r"\s+")
@@ -67,7 +70,9 @@ def normalise_name(name: str) -> str:
 
 
 def entity_id(dataset_id: UUID, name: str, type_: str) -> UUID:
-    return stable_id("entity", dataset_id, normalise_name(name), type_.upper())
+    """An entity's id: from its identity key (:func:`~engramdb.extract.resolve.entity_key`,
+    so "Dr. Jane Smith" and "Jane Smith" are one node) and type, within the dataset."""
+    return stable_id("entity", dataset_id, entity_key(name, type_), type_.upper())
 
 
 def entity_text(name: str, description: str | None) -> str:
@@ -110,13 +115,15 @@ def plan_document(
     importance_weight: float,
     external_metadata: dict[str, Any],
     node_set: list[str],
-    existing: Mapping[UUID, Node],
+    existing: MutableMapping[UUID, Node],
 ) -> DocumentPlan:
     """Build the records and graph of one document.
 
     ``existing`` holds stored nodes this document may share (entities, entity types): their
-    node sets are merged rather than overwritten, and entities already embedded are not embedded
-    again.
+    node sets and aliases are merged rather than overwritten, an entity keeps the name it is
+    stored with, and entities already embedded are not embedded again. The shared nodes this
+    document writes are added to ``existing``, so the next document planned with it (one
+    ingestion window) merges with them too.
     """
     doc, data_id, weight = prepared.doc, prepared.data_id, importance_weight
     builder = GraphBuilder(dataset.id, weight, node_set, existing)
@@ -222,14 +229,20 @@ def add_extraction(
         b.node(tid, NodeType.ENTITY_TYPE, type_.lower(), type_.lower(), {})
         props: dict[str, Any] = {
             "entity_type": type_,
-            "normalized_name": normalise_name(entity.name),
+            "normalized_name": entity_key(entity.name, type_),
             "extractor": extraction.source,
         }
         if entity.description:
             props["description"] = entity.description
-        text = entity_text(entity.name, entity.description)
-        if b.node(eid, NodeType.ENTITY, entity.name, text, props):
-            b.to_embed.append((eid, ENTITY_COLLECTION, entity.name))
+        stored = b.existing.get(eid)
+        # The first name an entity was stored with stays; later spellings become aliases.
+        name = stored.name if stored is not None else entity.name
+        aliases = _aliases(stored, name, [entity.name, *entity.aliases])
+        if aliases:
+            props["aliases"] = aliases
+        text = entity_text(name, entity.description)
+        if b.node(eid, NodeType.ENTITY, name, text, props):
+            b.to_embed.append((eid, ENTITY_COLLECTION, name))
         b.edge(chunk_id, "contains", eid)
         b.edge(eid, "is_a", tid)
     for relation in extraction.relations:
@@ -246,12 +259,20 @@ def add_extraction(
         )
 
 
+def _aliases(stored: Node | None, name: str, new: Sequence[str]) -> list[str]:
+    """An entity node's ``aliases``: those it is stored with, then ``new``, without its
+    ``name``; first seen first."""
+    previous = stored.properties.get("aliases") if stored is not None else None
+    known = [a for a in previous if isinstance(a, str)] if isinstance(previous, list) else []
+    return [a for a in dict.fromkeys([*known, *new]) if a != name]
+
+
 def plan_extension(
     dataset: Dataset,
     data: DataRecord,
     chunks: Sequence[Node],
     extractions: Sequence[ChunkExtraction],
-    existing: Mapping[UUID, Node],
+    existing: MutableMapping[UUID, Node],
 ) -> DocumentPlan:
     """The graph a stored document gains from its queued extraction (:mod:`.queue`): exactly
     what :func:`plan_document` adds on top of the document and its chunks, with the weight and
@@ -279,7 +300,7 @@ class GraphBuilder:
         dataset_id: UUID,
         weight: float,
         node_set: list[str],
-        existing: Mapping[UUID, Node],
+        existing: MutableMapping[UUID, Node],
     ) -> None:
         self.dataset_id = dataset_id
         self.weight = weight
@@ -319,6 +340,8 @@ class GraphBuilder:
             properties={**properties, "node_set": tags},
             importance_weight=self.weight if weight is None else weight,
         )
+        if type_ in _SHARED:
+            self.existing[node_id] = self.nodes[node_id]
         return stored is None
 
     def edge(

@@ -18,6 +18,7 @@ from uuid import UUID
 
 import numpy as np
 
+from engramdb.extract.resolve import chat_speakers, resolve_document
 from engramdb.extract.types import ChunkExtraction, Extractor, Usage
 from engramdb.ingest.data_point_graph import data_point_node_ids
 from engramdb.ingest.graph_builder import (
@@ -365,6 +366,10 @@ async def _extend_window(run: _Run, window: list[tuple[DataRecord, list[Node]]])
         found, usage = await extractor.extract_documents(
             [(data.id, [c.text for c in chunks]) for data, chunks in window]
         )
+    found = [
+        resolve_document(extractions, speakers=chat_speakers(c.text for c in chunks))
+        for (_, chunks), extractions in zip(window, found, strict=True)
+    ]
     run.usage.add(usage)
     run.timings["extract"] += time.perf_counter() - t0
     existing = await _existing_shared_nodes(run, found, [])
@@ -411,7 +416,8 @@ async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
                 f"extractor {extractor.name!r} returned {len(extractions)} results for "
                 f"{len(prepared.chunks)} chunks"
             )
-        prepared.extractions = extractions
+        texts = [c.text for c in prepared.chunks]
+        prepared.extractions = resolve_document(extractions, speakers=chat_speakers(texts))
     run.usage.add(usage)
     run.timings["extract"] += time.perf_counter() - t0
 

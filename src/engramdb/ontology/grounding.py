@@ -116,7 +116,9 @@ def ground(
         renamed[entity.name] = name
         if term is not None or kind != entity.type:
             grounded.add(name.lower())
-        entities.setdefault(name.lower(), ExtractedEntity(name, kind, entity.description))
+        entities.setdefault(
+            name.lower(), ExtractedEntity(name, kind, entity.description, entity.aliases)
+        )
     present: list[OntologyTerm] = []
     for term, pattern in name_patterns(resolver) if patterns is None else patterns:
         if pattern.search(text):

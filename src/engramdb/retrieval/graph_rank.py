@@ -25,12 +25,12 @@ the passages the caller scores (the walk only chooses and orders candidates).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 from uuid import UUID
 
+from engramdb.extract.resolve import name_core, text_words
 from engramdb.models.records import Node, NodeType
 from engramdb.storage.base import Store
 
@@ -52,8 +52,6 @@ class _HasChunk(Protocol):
 
 
 P = TypeVar("P", bound=_HasChunk)
-
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,25 +119,23 @@ def personalized_pagerank(
     return rank
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def name_in_question(name: str, question: str) -> float:
-    """How surely the question names the entity ``name``: 1.0 when all of the name's words
-    occur in the question in order, 0.7 when its last word (a surname, a short title) of at
-    least 4 letters is a capitalised word of the question, else 0."""
-    words = _words(name)
+def name_in_question(name: str, question: str, type_: str = "") -> float:
+    """How surely the question names the entity ``name`` (of entity type ``type_``): 1.0 when
+    all the words of its name core occur in the question in order (a person's titles and
+    suffixes aside: "Martin Luther King Jr." for "Where did Martin Luther King speak?"), 0.7
+    when its last word (a surname, a short title) of at least 4 letters is a capitalised word
+    of the question, else 0. Case, accents and punctuation fold as in entity resolution."""
+    words = list(name_core(name, type_).tokens)
     if not words:
         return 0.0
-    asked = _words(question)
+    asked = text_words(question)
     n = len(words)
     for i in range(len(asked) - n + 1):
         if asked[i : i + n] == words:
             return 1.0
     last = words[-1]
     if n > 1 and len(last) >= 4:
-        capitalised = {w.casefold() for w in _WORD.findall(question) if w[:1].isupper()}
+        capitalised = {w for raw in question.split() if raw[:1].isupper() for w in text_words(raw)}
         if last in capitalised:
             return 0.7
     return 0.0
@@ -203,7 +199,9 @@ async def walk_chunks(
     for entity_id, node in entities.items():
         if entity_id not in graph:
             continue
-        weight = max(name_in_question(node.name, question), entity_hits.get(entity_id, 0.0))
+        type_ = str(node.properties.get("entity_type") or "")
+        named_by = name_in_question(node.name, question, type_)
+        weight = max(named_by, entity_hits.get(entity_id, 0.0))
         if weight > 0 and (entity_id in entity_hits or weight >= 0.7):
             named[entity_id] = weight
     if not named and walk.require_named:

@@ -79,6 +79,18 @@ def test_name_in_question_matches_full_names_and_surnames() -> None:
     assert name_in_question("", question) == 0.0
 
 
+def test_name_in_question_reads_a_person_s_name_core() -> None:
+    question = "Where did Martin Luther King give his speech?"
+    assert name_in_question("Martin Luther King Jr.", question, "PERSON") == 1.0
+    assert name_in_question("Dr. Martin Luther King", question, "PERSON") == 1.0
+    # The suffix is no surname: without the full name, "Jr." alone names nobody.
+    assert name_in_question("Kurt Vonnegut Jr.", "Who was Jr. Vonnegut?", "PERSON") == 0.7
+    assert name_in_question("Beyoncé", "Where was BEYONCE born?", "PERSON") == 1.0
+    # A title is part of a name that is not a person's.
+    question = "Which motors did General Electric build?"
+    assert name_in_question("General Motors", question, "ORGANIZATION") == 0.0
+
+
 DOCS = [
     "Sergei Tokarev was a Soviet ethnographer. Sergei Tokarev taught at Moscow State "
     "University for thirty years.",

@@ -2,17 +2,19 @@
 
 Shared by both offline extractors so they apply the same limits and filters: relative dates
 ("yesterday", "last week") and small counts ("3", "two") are dropped, entities are
-de-duplicated by identity key, at most ``max_entities`` are kept (named entities first, then
-the most mentioned), relations keep only endpoints that survived, without self-loops or
-duplicates, at most ``max_relations``.
+de-duplicated by identity key and the mentions of one person grouped into one entity
+(:func:`~engramdb.extract.resolve.resolve_chunk`: "Marie Curie", alias "Curie"), at most
+``max_entities`` are kept (named entities first, then the most mentioned), relations keep
+only endpoints that survived, without self-loops or duplicates, at most ``max_relations``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from engramdb.extract.heuristic.names import is_relative_time, is_small_number, name_key
+from engramdb.extract.resolve import resolve_chunk
 from engramdb.extract.types import ChunkExtraction, ExtractedEntity, ExtractedRelation
 
 __all__ = ["EntityDraft", "describe", "finalize"]
@@ -63,9 +65,11 @@ def finalize(
     max_relations: int,
     summary: str,
     source: str,
+    speakers: Collection[str] = (),
 ) -> ChunkExtraction:
     """The bounded extraction. Relation endpoints are entity names (any spelling with the
-    same identity key); in the output they are the kept entity's exact name."""
+    same identity key); in the output they are the kept entity's exact name. ``speakers``
+    (the chunk's chat speakers) are never grouped into a longer name."""
     merged: dict[str, EntityDraft] = {}
     for e in entities:
         if not e.name.strip() or _noise(e):
@@ -98,11 +102,15 @@ def finalize(
         if triple not in seen:
             seen.add(triple)
             out_relations.append(ExtractedRelation(s, relation, t))
-    return ChunkExtraction(
-        entities=[ExtractedEntity(d.name, d.type, d.description) for _, d in drafts],
-        relations=out_relations,
-        summary=summary,
-        source=source,
+    # Surname, first-name and title mentions of one person become the aliases of one entity.
+    return resolve_chunk(
+        ChunkExtraction(
+            entities=[ExtractedEntity(d.name, d.type, d.description) for _, d in drafts],
+            relations=out_relations,
+            summary=summary,
+            source=source,
+        ),
+        speakers=speakers,
     )
 
 

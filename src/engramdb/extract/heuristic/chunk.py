@@ -70,7 +70,6 @@ def extract_chunk(
                 entry.votes[type_] = entry.votes.get(type_, 0.0) + weight
     for key, entry in registry.items():
         entry.type = entry.fixed_type or best_type(entry.votes, key.split(), acronym=entry.acronym)
-    aliases = _aliases(registry)
 
     triples: list[Triple] = []
     concept_counts: Counter[str] = Counter(
@@ -105,10 +104,9 @@ def extract_chunk(
             e.count,
             describe(_sentence_text(text, sentences[e.sentence])) if descriptions else "",
         )
-        for key, e in registry.items()
-        if key not in aliases
+        for e in registry.values()
     ]
-    named = {key: registry[aliases.get(key, key)].name for key in registry}
+    named = {key: e.name for key, e in registry.items()}
     relations = [(named[s], rel, named[t]) for s, rel, t in triples if s in named and t in named]
     return finalize(
         drafts,
@@ -117,6 +115,7 @@ def extract_chunk(
         max_relations=max_relations,
         summary=extractive_summary(text, max_sentences=summary_sentences, max_chars=summary_chars),
         source="heuristic",
+        speakers={sentence.speaker for sentence in sentences if sentence.speaker},
     )
 
 
@@ -138,24 +137,6 @@ def _register_concept(
         )
     elif entry.type == "CONCEPT":
         entry.count += 1
-
-
-def _aliases(registry: dict[str, _Entry]) -> dict[str, str]:
-    """One-word PERSON names that are the first or last word of exactly one longer PERSON
-    name in the chunk ("Curie" → "Marie Curie")."""
-    long_names: dict[str, list[str]] = {}
-    for key, e in registry.items():
-        words = key.split()
-        if e.type == "PERSON" and len(words) > 1:
-            for w in {words[0], words[-1]}:
-                long_names.setdefault(w, []).append(key)
-    out: dict[str, str] = {}
-    for key, e in registry.items():
-        if e.type == "PERSON" and " " not in key and len(long_names.get(key, [])) == 1:
-            target = long_names[key][0]
-            out[key] = target
-            registry[target].count += e.count
-    return out
 
 
 def _cooccurrence(
