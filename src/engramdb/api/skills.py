@@ -35,14 +35,14 @@ from engramdb.errors import (
 )
 from engramdb.ingest.graph_builder import normalise_name
 from engramdb.ingest.pipeline import data_id_for
-from engramdb.models.records import DataRecord, Node, RunStatus, stable_id, utcnow
+from engramdb.models.records import DataRecord, Dataset, Node, RunStatus, stable_id, utcnow
 from engramdb.models.requests.graph import (
     LoadSkillRequest,
     RememberSkillRequest,
     RememberSkillsRequest,
 )
 from engramdb.models.skills import Skill, SkillRecord
-from engramdb.storage.base import DocumentWrite, VectorRow
+from engramdb.storage.base import DocumentWrite, Store, VectorRow
 from engramdb.validation import validate_dataset_name, validate_node_set, validate_uuid
 
 __all__ = [
@@ -51,11 +51,15 @@ __all__ = [
     "SKILL_NODE_TYPE",
     "Skill",
     "SkillRecord",
+    "find_skill",
     "load_skill",
     "parse_skill_markdown",
+    "read_skill_sources",
     "remember_skill",
     "remember_skills",
     "skill_id_for",
+    "write_skill",
+    "write_skills",
 ]
 
 SKILL_NODE_TYPE = "Skill"
@@ -73,17 +77,29 @@ def skill_id_for(dataset_id: UUID, name: str) -> UUID:
 
 async def remember_skill(engine: Engine, request: RememberSkillRequest) -> SkillRecord:
     """Store one skill; see the module docstring for where each part goes."""
-    name = request.name
-    description = request.description
-    procedure = request.procedure
-    dataset_name = request.dataset_name
-    tags = request.tags
-    name, description, procedure = _check(name, description, procedure)
-    tag_list = validate_node_set(tags)
-    dataset_name = validate_dataset_name(dataset_name)
-    store = engine.store
+    _check(request.name, request.description, request.procedure)
+    tag_list = validate_node_set(request.tags)
+    dataset_name = validate_dataset_name(request.dataset_name)
     owner = await engine.resolve_user(request.user)
-    dataset = await dataset_for_write(store, owner, dataset_name)
+    dataset = await dataset_for_write(engine.store, owner, dataset_name)
+    return await write_skill(
+        engine, dataset, request.name, request.description, request.procedure, tag_list
+    )
+
+
+async def write_skill(
+    engine: Engine,
+    dataset: Dataset,
+    name: str,
+    description: str,
+    procedure: str,
+    tags: list[str] | None,
+) -> SkillRecord:
+    """Store one skill in ``dataset`` (the caller checked the write permission); a new version
+    of a skill of the same name replaces the stored one."""
+    name, description, procedure = _check(name, description, procedure)
+    tag_list = tags or []
+    store = engine.store
     dataset = await engine.bind_embedding(dataset)
 
     procedure_hash = _sha256(procedure)
@@ -158,13 +174,22 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
 async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> list[SkillRecord]:
     """Store skills written as markdown (SKILL.md style): a file, a directory searched for
     ``SKILL.md`` files, or the markdown text itself. See :func:`parse_skill_markdown`."""
-    dataset_name = request.dataset_name
-    tags = request.tags
-    user = request.user
+    tags = validate_node_set(request.tags)
+    parsed = read_skill_sources(request.path_or_text)
+    owner = await engine.resolve_user(request.user)
+    dataset = await dataset_for_write(
+        engine.store, owner, validate_dataset_name(request.dataset_name)
+    )
+    return await write_skills(engine, dataset, parsed, tags)
+
+
+def read_skill_sources(path_or_text: str | Path) -> list[tuple[str, str, str, list[str]]]:
+    """The parsed skills (:func:`parse_skill_markdown`) of a SKILL.md file, of every SKILL.md
+    under a directory, or of markdown text; EngramValidationError before anything is stored."""
     sources: list[tuple[str, str | None]] = []
-    path = _as_path(request.path_or_text)
+    path = _as_path(path_or_text)
     if path is None:
-        sources.append((str(request.path_or_text), None))
+        sources.append((str(path_or_text), None))
     elif path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower() == "skill.md")
         if not files:
@@ -173,22 +198,23 @@ async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> lis
     else:
         sources.append((_read(path), path.parent.name if path.name.lower() == "skill.md" else None))
     parsed = [parse_skill_markdown(text, default_name=fallback) for text, fallback in sources]
+    for name, description, procedure, _ in parsed:
+        _check(name, description, procedure)
+    return parsed
+
+
+async def write_skills(
+    engine: Engine,
+    dataset: Dataset,
+    parsed: list[tuple[str, str, str, list[str]]],
+    tags: list[str] | None,
+) -> list[SkillRecord]:
+    """Store parsed skills (:func:`read_skill_sources`) in ``dataset``, each with ``tags`` and
+    its own tags."""
     records = []
     for name, description, procedure, own_tags in parsed:
         merged = list(dict.fromkeys([*(tags or []), *own_tags]))
-        records.append(
-            await remember_skill(
-                engine,
-                RememberSkillRequest(
-                    name=name,
-                    description=description,
-                    procedure=procedure,
-                    dataset_name=dataset_name,
-                    tags=merged,
-                    user=user,
-                ),
-            )
-        )
+        records.append(await write_skill(engine, dataset, name, description, procedure, merged))
     return records
 
 
@@ -264,10 +290,31 @@ async def load_skill(engine: Engine, request: LoadSkillRequest) -> Skill:
         await check(owner, node.dataset_id, "read", store=store)
     except PermissionDeniedError:
         raise denied from None
+    skill = await _skill_of(store, node)
+    if skill is None:
+        raise denied
+    return skill
+
+
+async def find_skill(store: Store, dataset: Dataset, name_or_id: str) -> Skill | None:
+    """The skill of ``dataset`` with this name (or id), with its procedure, or None. The caller
+    checked that the user may read ``dataset``."""
+    wanted = skill_id_for(dataset.id, name_or_id)
+    try:
+        ids = [UUID(name_or_id), wanted]
+    except ValueError:
+        ids = [wanted]
+    for node in await store.get_nodes(ids):
+        if node.type == SKILL_NODE_TYPE and node.dataset_id == dataset.id:
+            return await _skill_of(store, node)
+    return None
+
+
+async def _skill_of(store: Store, node: Node) -> Skill | None:
     records = [r for r in [await store.get_data(d) for d in node.data_ids] if r is not None]
     body = _body(node, records)
     if body is None:
-        raise denied
+        return None
     props = node.properties
     return Skill(
         id=node.id,
