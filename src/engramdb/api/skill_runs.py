@@ -138,9 +138,7 @@ async def propose_skill_improvement(
         raise EngramValidationError("max_runs must be at least 1")
     skill = await _skill(engine, dataset, skill_name)
     runs = await list_skill_runs(engine, dataset, skill)
-    failed = [
-        r for r in runs if r.error_type or r.error_message or r.success_score < score_threshold
-    ]
+    failed = [r for r in runs if _failed(r, score_threshold)]
     if not failed:
         return None
     llm = engine.llm
@@ -264,6 +262,11 @@ def _run_of(record: DataRecord) -> SkillRun:
     return SkillRun.model_validate(
         {**fields, "data_id": record.id, "dataset_id": record.dataset_id}
     )
+
+
+def _failed(run: SkillRun, score_threshold: float) -> bool:
+    """A run ended in an error or scored below the threshold."""
+    return bool(run.error_type or run.error_message) or run.success_score < score_threshold
 
 
 def _proposal_of(record: DataRecord, *, applied: bool) -> SkillImprovementProposal:
