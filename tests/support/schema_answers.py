@@ -16,8 +16,9 @@ whole program run against the server without scripting each call:
   so an answer printed by a program shows words of its own data.
 
 Strings are filled with capitalised words of the request's last user message (entity-like names),
-so extracted nodes carry names from the program's data. Nothing here is clever: it makes a client
-that needs an LLM runnable offline, not correct.
+so extracted nodes carry names from the program's data; ``uuid`` strings are distinct per field
+(and the same for the same request), so DataPoint ids do not collide. Nothing here is clever:
+it makes a client that needs an LLM runnable offline, not correct.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import uuid
 from typing import Any
 
 from tests.support.openai_server import RecordedRequest, Reply
@@ -77,6 +79,7 @@ class _Filler:
         names = list(dict.fromkeys(_WORD.findall(text))) or ["Alpha", "Beta", "Gamma"]
         self.names = itertools.cycle(names)
         self.text = text
+        self.uuids = 0
 
     def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
@@ -129,8 +132,9 @@ class _Filler:
             return "2024-01-01T00:00:00Z"
         if fmt == "date":
             return "2024-01-01"
-        if fmt == "uuid":
-            return "00000000-0000-4000-8000-000000000001"
+        if fmt == "uuid":  # distinct per field and request, the same for the same request
+            self.uuids += 1
+            return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.uuids}\x1f{self.text}"))
         if name.lower() in _PROSE or name.lower().rsplit("_", 1)[-1] in {"procedure", "rationale"}:
             return plain_answer(self.text)
         return next(self.names)
