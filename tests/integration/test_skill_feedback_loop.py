@@ -38,24 +38,11 @@ def _use_llm(server: OpenAIServer) -> None:
     engramdb.config.set("llm_max_retries", 0)
 
 
-def _draft(request: RecordedRequest) -> Reply:
-    """The improvement draft the model writes (and records what it was shown)."""
+def _draft(server: OpenAIServer) -> None:
+    """The model answers every call with the improvement draft."""
     draft = {"proposed_procedure": BETTER, "rationale": "It judged tone only.", "confidence": 0.8}
-    return Reply.json(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "test-chat",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": json.dumps(draft)},
-                    "finish_reason": "stop",
-                }
-            ],
-        }
-    )
+    reply = Reply.json(server.chat_document(json.dumps(draft)))
+    server.set_default("chat/completions", lambda request: reply)
 
 
 async def _dataset(name: str) -> Dataset:
@@ -93,7 +80,7 @@ async def test_a_failed_run_gets_a_proposal_that_applies(
 ) -> None:
     await engramdb.remember(str(_skills(tmp_path)), dataset_name="review", content_type="skills")
     _use_llm(openai_server)
-    openai_server.set_default("chat/completions", _draft)
+    _draft(openai_server)
     run = SkillRunEntry(
         selected_skill_id="tone-checker",
         task_text="Review the null-pointer fix.",
@@ -141,7 +128,7 @@ async def test_a_failed_run_gets_a_proposal_that_applies(
 async def test_no_failed_run_no_proposal(tmp_path: Path, openai_server: OpenAIServer) -> None:
     await engramdb.remember(str(_skills(tmp_path)), dataset_name="review", content_type="skills")
     _use_llm(openai_server)
-    openai_server.set_default("chat/completions", _draft)
+    _draft(openai_server)
     good = SkillRunEntry(selected_skill_id="diff-explainer", success_score=0.95)
     result = await engramdb.remember(
         good, dataset_name="review", skill_improvement={"score_threshold": 0.9}

@@ -144,20 +144,15 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
                 )
             anchor_id = stable_id(ANCHOR_TYPE, dataset.id, entry.id)
             nodes.append(
-                Node(
-                    id=anchor_id,
-                    dataset_id=dataset.id,
-                    type=ANCHOR_TYPE,
-                    name=statement[:120],
-                    text=statement,
-                    properties={
-                        "internal": True,
-                        "session_id": sid,
-                        "section": entry.section,
-                        "context_profile": entry.context_profile,
-                        "data_id": str(source.id),
-                        "entry_id": str(entry.id),
-                    },
+                _anchor_node(
+                    dataset.id,
+                    anchor_id,
+                    statement,
+                    session_id=sid,
+                    section=entry.section,
+                    context_profile=entry.context_profile,
+                    data_id=str(source.id),
+                    entry_id=str(entry.id),
                 )
             )
             anchors[anchor_id] = source.id
@@ -210,17 +205,8 @@ async def _anchor_learnings_documents(ctx: ImproveContext) -> StageOutcome:
                     [dataset.id], type=NodeType.ENTITY, limit=MAX_ENTITIES
                 )
             nodes.append(
-                Node(
-                    id=anchor_id,
-                    dataset_id=dataset.id,
-                    type=ANCHOR_TYPE,
-                    name=statement[:120],
-                    text=statement,
-                    properties={
-                        "internal": True,
-                        "data_id": str(doc.id),
-                        "chunk_id": str(chunk.id),
-                    },
+                _anchor_node(
+                    dataset.id, anchor_id, statement, data_id=str(doc.id), chunk_id=str(chunk.id)
                 )
             )
             anchors[anchor_id] = doc.id
@@ -260,3 +246,15 @@ def _anchor_edges(dataset_id: UUID, anchor_id: UUID, entities: Sequence[Node]) -
         )
         for entity in entities
     ]
+
+
+def _anchor_node(dataset_id: UUID, anchor_id: UUID, statement: str, **properties: str) -> Node:
+    """The internal anchor node of one statement, with what it came from in ``properties``."""
+    return Node(
+        id=anchor_id,
+        dataset_id=dataset_id,
+        type=ANCHOR_TYPE,
+        name=statement[:120],
+        text=statement,
+        properties={"internal": True, **properties},
+    )
