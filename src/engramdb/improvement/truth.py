@@ -46,7 +46,7 @@ from engramdb.improvement.learning import (
 )
 from engramdb.models.records import DataRecord, Edge, Node, NodeType, chunk_id, stable_id
 from engramdb.models.sessions import ContextRecord, EntryMark
-from engramdb.storage.base import DerivedWrite, Store
+from engramdb.storage.base import DerivedReport, DerivedWrite, Store
 
 __all__ = ["build_truth_subspace", "names_in"]
 
@@ -157,17 +157,7 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
             )
             anchors[anchor_id] = source.id
             edges += _anchor_edges(dataset.id, anchor_id, names_in(statement, entities))
-    report = await store.write_derived(
-        DerivedWrite(
-            dataset_id=dataset.id,
-            owner=OWNER,
-            nodes=nodes,
-            edges=edges,
-            anchors=anchors,
-            state={STATE_KEY: "1"} if nodes else {},
-            marks={consumer: marks},
-        )
-    )
+    report = await _write_anchors(store, dataset.id, nodes, edges, anchors, {consumer: marks})
     slots = await refresh_slots(store, ctx.engine.embedder, dataset)
     counts = {
         "entries": len(marks),
@@ -211,18 +201,7 @@ async def _anchor_learnings_documents(ctx: ImproveContext) -> StageOutcome:
             )
             anchors[anchor_id] = doc.id
             edges += _anchor_edges(dataset.id, anchor_id, names_in(statement, entities))
-    report = None
-    if nodes:
-        report = await store.write_derived(
-            DerivedWrite(
-                dataset_id=dataset.id,
-                owner=OWNER,
-                nodes=nodes,
-                edges=edges,
-                anchors=anchors,
-                state={STATE_KEY: "1"},
-            )
-        )
+    report = await _write_anchors(store, dataset.id, nodes, edges, anchors, {}) if nodes else None
     slots = await refresh_slots(store, ctx.engine.embedder, dataset)
     if report is None and slots is None:
         return StageOutcome("already_completed", "no_new_entries")
@@ -257,4 +236,27 @@ def _anchor_node(dataset_id: UUID, anchor_id: UUID, statement: str, **properties
         name=statement[:120],
         text=statement,
         properties={"internal": True, **properties},
+    )
+
+
+async def _write_anchors(
+    store: Store,
+    dataset_id: UUID,
+    nodes: list[Node],
+    edges: list[Edge],
+    anchors: dict[UUID, UUID],
+    marks: dict[str, list[EntryMark]],
+) -> DerivedReport:
+    """Write the anchors (each anchored to its document) and spend ``marks``, in one
+    transaction; the dataset is flagged as anchored when there are any."""
+    return await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset_id,
+            owner=OWNER,
+            nodes=nodes,
+            edges=edges,
+            anchors=anchors,
+            state={STATE_KEY: "1"} if nodes else {},
+            marks=marks,
+        )
     )
