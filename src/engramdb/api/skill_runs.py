@@ -29,7 +29,8 @@ from uuid import uuid4
 
 from pydantic import BaseModel, Field
 
-from engramdb.api.skills import find_skill, write_skill
+from engramdb.api.skills import write_skill
+from engramdb.artifacts.skills import find_skill
 from engramdb.engine import Engine
 from engramdb.errors import EngramValidationError, LLMNotConfiguredError
 from engramdb.ingest.pipeline import data_id_for

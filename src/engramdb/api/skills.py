@@ -22,12 +22,17 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import numpy as np
 
 from engramdb.access.permissions import check, dataset_for_write
+from engramdb.artifacts.skills import (
+    SKILL_COLLECTION,
+    SKILL_NODE_TYPE,
+    find_skill,
+    skill_of,
+)
 from engramdb.engine import Engine
 from engramdb.errors import (
     EngramValidationError,
@@ -42,7 +47,7 @@ from engramdb.models.requests.graph import (
     RememberSkillsRequest,
 )
 from engramdb.models.skills import Skill, SkillRecord
-from engramdb.storage.base import DocumentWrite, Store, VectorRow
+from engramdb.storage.base import DocumentWrite, VectorRow
 from engramdb.validation import validate_dataset_name, validate_node_set, validate_uuid
 
 __all__ = [
@@ -62,8 +67,6 @@ __all__ = [
     "write_skills",
 ]
 
-SKILL_NODE_TYPE = "Skill"
-SKILL_COLLECTION = "skills"
 SKILL_MIME_TYPE = "text/x-engramdb-skill"
 MAX_NAME_CHARS = 200
 MAX_DESCRIPTION_CHARS = 4_000
@@ -290,56 +293,10 @@ async def load_skill(engine: Engine, request: LoadSkillRequest) -> Skill:
         await check(owner, node.dataset_id, "read", store=store)
     except PermissionDeniedError:
         raise denied from None
-    skill = await _skill_of(store, node)
+    skill = await skill_of(store, node)
     if skill is None:
         raise denied
     return skill
-
-
-async def find_skill(store: Store, dataset: Dataset, name_or_id: str) -> Skill | None:
-    """The skill of ``dataset`` with this name (or id), with its procedure, or None. The caller
-    checked that the user may read ``dataset``."""
-    wanted = skill_id_for(dataset.id, name_or_id)
-    try:
-        ids = [UUID(name_or_id), wanted]
-    except ValueError:
-        ids = [wanted]
-    for node in await store.get_nodes(ids):
-        if node.type == SKILL_NODE_TYPE and node.dataset_id == dataset.id:
-            return await _skill_of(store, node)
-    return None
-
-
-async def _skill_of(store: Store, node: Node) -> Skill | None:
-    records = [r for r in [await store.get_data(d) for d in node.data_ids] if r is not None]
-    body = _body(node, records)
-    if body is None:
-        return None
-    props = node.properties
-    return Skill(
-        id=node.id,
-        data_id=body[0].id,
-        dataset_id=node.dataset_id,
-        name=node.name,
-        description=str(props.get("description", "")),
-        tags=list(props.get("tags", [])),
-        procedure=body[1],
-    )
-
-
-def _body(node: Node, records: list[DataRecord]) -> tuple[DataRecord, str] | None:
-    """The data record holding the node's current procedure (matching hash, else newest)."""
-    wanted = node.properties.get("procedure_hash")
-    candidates: list[tuple[DataRecord, dict[str, Any]]] = []
-    for record in records:
-        skill = record.external_metadata.get("skill")
-        if isinstance(skill, dict) and isinstance(skill.get("procedure"), str):
-            candidates.append((record, skill))
-    if not candidates:
-        return None
-    candidates.sort(key=lambda c: (c[1].get("procedure_hash") == wanted, c[0].created_at))
-    record, skill = candidates[-1]
-    return record, str(skill["procedure"])
 
 
 def _check(name: object, description: object, procedure: object) -> tuple[str, str, str]:

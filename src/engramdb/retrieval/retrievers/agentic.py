@@ -33,7 +33,7 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from engramdb.api.skills import find_skill
+from engramdb.artifacts.skills import find_skill
 from engramdb.errors import EngramValidationError, LLMNotConfiguredError, LLMOutputError
 from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType

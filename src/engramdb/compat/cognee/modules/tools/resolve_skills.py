@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 from engramdb.access.permissions import dataset_for_read
-from engramdb.api.skills import find_skill
+from engramdb.artifacts.skills import find_skill
 from engramdb.compat.cognee.context_global_variables import current_scope
 from engramdb.compat.cognee.modules.users._engine import ready_engine, user_by_id
 from engramdb.errors import EngramValidationError
