@@ -105,7 +105,8 @@ class AgenticRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         config = opts.retriever_specific_config
-        top_k = min(opts.top_k, _bounded(config.get("tool_top_k"), TOOL_TOP_K, "tool_top_k"))
+        tool_top_k = _bounded(config.get("tool_top_k"), TOOL_TOP_K, TOOL_TOP_K, "tool_top_k")
+        top_k = min(opts.top_k, tool_top_k)
         if opts.only_context:
             found = await search_chunks(
                 ctx.store, ctx.embedder, ctx.datasets, opts.query, top_k, node_set_filter(opts)
@@ -120,19 +121,20 @@ class AgenticRetriever(Retriever):
                 terms=_NO_LLM_TERMS,
             )
         key = "max_steps" if "max_steps" in config else "max_iter"
-        steps = min(_bounded(config.get(key), MAX_TOOL_STEPS, key), MAX_TOOL_STEPS_LIMIT)
+        steps = _bounded(config.get(key), MAX_TOOL_STEPS, MAX_TOOL_STEPS_LIMIT, key)
         skills = await _offered_skills(ctx, config.get("skills"))
         return list(await _Agent(ctx, opts, ctx.llm, steps, top_k, skills).run())
 
 
-def _bounded(value: object, default: int, name: str) -> int:
+def _bounded(value: object, default: int, ceiling: int, name: str) -> int:
+    """``retriever_specific_config[name]``: ``default`` when unset, at most ``ceiling``."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise EngramValidationError(
             f"retriever_specific_config[{name!r}] must be a positive integer"
         )
-    return min(value, default) if name == "tool_top_k" else value
+    return min(value, ceiling)
 
 
 async def _offered_skills(ctx: RetrievalContext, names: object) -> dict[str, Skill]:
