@@ -93,6 +93,13 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         r"Mode 6 results: .*Eve.*Female",
         r"Final graph: [1-9]\d* nodes",
     ),
+    "demos/feedback/skill_feedback_loop/skill_feedback_loop_demo.py": (
+        r"^1\. remember -> stored 3 skills",
+        r"^2\. evaluation -> [a-z-]+ scored \d\.\d\d",
+        r"^3\. improve proposal -> applied proposal_id=[0-9a-f-]{36}",
+        r"^4\. skill before -> # pr-comment-evaluator Only judge whether the PR comment",
+        r"^5\. skill after -> # pr-comment-evaluator \S",
+    ),
     "demos/ingestion_and_migration/migrate_from_mem0/migrate_from_mem0.py": (
         r"Step 3 — Recall.*\n .*PostgreSQL",
         r"Step 4 — Recall.*\n .*Bob",

@@ -4,12 +4,15 @@ against the local OpenAI-protocol test server, in the shape of cognee's low_leve
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
 import pytest
 from pydantic import BaseModel
 
 import engramdb
+from engramdb.compat.cognee.infrastructure.engine import DataPoint, Dedup, Embeddable
 from engramdb.compat.cognee.infrastructure.llm import LLMGateway, get_llm_config
+from engramdb.compat.cognee.tasks.storage import add_data_points
 from engramdb.errors import FeatureNotAvailableError, LLMNotConfiguredError, LLMOutputError
 from tests.support.openai_server import OpenAIServer, Reply
 
@@ -101,3 +104,51 @@ async def test_unknown_options_and_audio_are_refused(openai_server: OpenAIServer
     with pytest.raises(FeatureNotAvailableError, match="transcribe"):
         await LLMGateway.create_transcript("talk.mp3")
     assert openai_server.requests_to("chat/completions") == []
+
+
+class Claim(DataPoint):
+    text: Annotated[str, Embeddable("Claim text"), Dedup()]
+
+
+class Scientist(DataPoint):
+    name: Annotated[str, Embeddable("Person name"), Dedup()]
+    claims: list[Claim] | None = None
+
+
+class Found(BaseModel):
+    people: list[Scientist]
+
+
+async def test_datapoints_in_an_answer_keep_their_own_bookkeeping(
+    openai_server: OpenAIServer,
+) -> None:
+    """What the model wrote into id, metadata or type is replaced by the class's own, so the
+    points are identified and indexed as their class says (then stored and found)."""
+    _configure(openai_server)
+    made_up = {"id": "00000000-0000-4000-8000-000000000001", "type": "X"}
+    bogus = {"index_fields": ["Curie"], "identity_fields": ["Curie"]}
+    answer = {
+        "people": [
+            {
+                **made_up,
+                "name": "Albert Einstein",
+                "metadata": bogus,
+                "claims": [
+                    {**made_up, "text": "Gravity is spacetime curvature.", "metadata": bogus}
+                ],
+            },
+            {**made_up, "name": "Marie Curie", "metadata": bogus},
+        ]
+    }
+    openai_server.enqueue(
+        "chat/completions", Reply.json(openai_server.chat_document(json.dumps(answer)))
+    )
+    found = await LLMGateway.acreate_structured_output("Einstein; Curie.", "Extract.", Found)
+    einstein, curie = found.people
+    assert einstein.id == Scientist.id_for("Albert Einstein") != curie.id
+    assert einstein.metadata["index_fields"] == ["name"] and einstein.type == "Scientist"
+    assert einstein.claims is not None
+    assert einstein.claims[0].id == Claim.id_for("Gravity is spacetime curvature.")
+    await add_data_points(found.people)
+    forgotten = await engramdb.forget(everything=True)
+    assert forgotten.nodes >= 3 and forgotten.vectors >= 3  # each name and claim text indexed

@@ -130,9 +130,12 @@ async def test_learnings_distilled_before_are_anchored_when_opted_in_later() -> 
 
 async def test_skip_reasons() -> None:
     await engramdb.remember(FACTS, self_improvement=False)
-    result = await engramdb.improve(build_truth_subspace=True)
+    result = await engramdb.improve(build_truth_subspace=True)  # no learnings documents either
     stage = result.stage("build_truth_subspace")
-    assert stage is not None and (stage.status, stage.reason) == ("skipped", "no_session_ids")
+    assert stage is not None and (stage.status, stage.reason) == (
+        "already_completed",
+        "no_new_entries",
+    )
 
     await engramdb.session.add_qa("chat", "q?", "a.")  # no guidance: nothing to anchor
     result = await engramdb.improve(session_ids=["chat"], build_truth_subspace=True)

@@ -74,13 +74,30 @@ async def test_truth_weight_lifts_the_chunks_the_conversation_agreed_with() -> N
     assert await _order(use_truth_weight=True) == weighted
 
 
-async def test_without_session_ids_nothing_is_built_and_nothing_moves() -> None:
+async def test_without_session_ids_the_session_learnings_documents_weigh() -> None:
+    """The reference's rule: without session_ids, the statements are the application's own
+    documents in the session_learnings node set."""
     await engramdb.remember(CORPUS, node_set=["beverages"], self_improvement=False)
-    await engramdb.remember([LESSON], node_set=["session_learnings"], self_improvement=False)
+    written = await engramdb.remember(
+        [LESSON], node_set=["session_learnings"], self_improvement=False
+    )
+    unweighted = await _order()
+    assert set(unweighted[:3]) != COFFEE
     result = await engramdb.improve(build_truth_subspace=True, build_global_context_index=False)
     stage = result.stage("build_truth_subspace")
-    assert stage is not None and (stage.status, stage.reason) == ("skipped", "no_session_ids")
-    assert await _order(use_truth_weight=True) == await _order()
+    assert stage is not None and stage.status == "completed"
+    assert (stage.counts["documents"], stage.counts["anchors"], stage.counts["slots"]) == (1, 1, 1)
+    weighted = await _order(use_truth_weight=True)
+    assert set(weighted[:3]) == COFFEE and await _order() == unweighted
+
+    again = await engramdb.improve(build_truth_subspace=True, build_global_context_index=False)
+    rerun = again.stage("build_truth_subspace")
+    assert rerun is not None and (rerun.status, rerun.reason) == (
+        "already_completed",
+        "no_new_entries",
+    )
+    await engramdb.forget(data_id=written.data_ids[0])
+    assert await _order(use_truth_weight=True) == await _order()  # its anchor went with it
 
 
 async def test_forgetting_the_learnings_takes_the_weight_away() -> None:

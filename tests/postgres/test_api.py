@@ -30,6 +30,7 @@ from tests.integration import (
     test_remember_recall,
     test_review_debounce,
     test_sessions,
+    test_skill_feedback_loop,
     test_truth_subspace,
     test_truth_weight,
 )
@@ -60,6 +61,7 @@ _MODULES = (
     test_review_debounce,
     test_truth_subspace,
     test_truth_weight,
+    test_skill_feedback_loop,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -9,12 +9,16 @@ whole program run against the server without scripting each call:
   arguments are valid for the first tool's parameters;
 * a request with ``response_format`` ``json_object`` gets JSON valid for the schema written into
   one of its messages (JSON mode), else ``{"answer": ...}``;
+* a plain request whose last user message asks for JSON with named keys ("Return only JSON
+  with keys: a, b, c", or the keys listed one per line as "- a") gets that JSON object, as a
+  model following the instruction would (:func:`json_for_keys`);
 * any other request gets plain text: the first sentences of the last user message's context,
   so an answer printed by a program shows words of its own data.
 
 Strings are filled with capitalised words of the request's last user message (entity-like names),
-so extracted nodes carry names from the program's data. Nothing here is clever: it makes a client
-that needs an LLM runnable offline, not correct.
+so extracted nodes carry names from the program's data; ``uuid`` strings are distinct per field
+(and the same for the same request), so DataPoint ids do not collide. Nothing here is clever:
+it makes a client that needs an LLM runnable offline, not correct.
 """
 
 from __future__ import annotations
@@ -22,15 +26,26 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import uuid
 from typing import Any
 
 from tests.support.openai_server import RecordedRequest, Reply
 
-__all__ = ["answer_chat", "fill_schema", "plain_answer"]
+__all__ = ["answer_chat", "asked_json_keys", "fill_schema", "json_for_keys", "plain_answer"]
 
 _WORD = re.compile(r"\b[A-Z][a-zA-Z]{2,}\b")
+#: "JSON with keys: a, b" (the keys on the line) or "JSON with these keys:" then "- a" lines.
+_JSON_KEYS = re.compile(r"\bJSON\b[^\n]*?\bkeys\s*:[ \t]*([^\n]*)", re.IGNORECASE)
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LISTED_KEY = re.compile(r"^\s*[-*]\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+#: Names joined by hyphens ("pr-comment-evaluator"): how texts name skills, tools, files.
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b")
+_NUMBER_KEY = re.compile(r"score|confidence|probability|rating|weight")
+_NAME_KEY = re.compile(r"name|_id$|^id$|skill|target|_to_")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _MAX_DEPTH = 6
+#: String fields answered with sentences of the request rather than a name.
+_PROSE = frozenset({"answer", "summary", "description", "text", "content", "reasoning"})
 _PLAIN_WORDS = 60
 
 
@@ -64,6 +79,7 @@ class _Filler:
         names = list(dict.fromkeys(_WORD.findall(text))) or ["Alpha", "Beta", "Gamma"]
         self.names = itertools.cycle(names)
         self.text = text
+        self.uuids = 0
 
     def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
@@ -116,11 +132,53 @@ class _Filler:
             return "2024-01-01T00:00:00Z"
         if fmt == "date":
             return "2024-01-01"
-        if fmt == "uuid":
-            return "00000000-0000-4000-8000-000000000001"
-        if name.lower() in {"answer", "summary", "description", "text", "content", "reasoning"}:
+        if fmt == "uuid":  # distinct per field and request, the same for the same request
+            self.uuids += 1
+            return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.uuids}\x1f{self.text}"))
+        if name.lower() in _PROSE or name.lower().rsplit("_", 1)[-1] in {"procedure", "rationale"}:
             return plain_answer(self.text)
         return next(self.names)
+
+
+def asked_json_keys(text: str) -> list[str]:
+    """The keys of the JSON object ``text`` asks for (the last such request in it), or []."""
+    keys: list[str] = []
+    for match in _JSON_KEYS.finditer(text):
+        following = text[match.end() :].lstrip("\n").splitlines()
+        found = _key_list(match.group(1)) or _key_list(following[0] if following else "")
+        if not found:  # the keys follow, one per line
+            for line in following:
+                listed = _LISTED_KEY.match(line)
+                if listed is None:
+                    break
+                found.append(listed.group(1))
+        keys = found or keys
+    return keys
+
+
+def _key_list(line: str) -> list[str]:
+    """The keys of "a, b, c." (every item must look like a key), or []."""
+    items = [k.strip(" .`'\"") for k in line.split(",")]
+    return items if items and all(_KEY.match(k) for k in items) else []
+
+
+def json_for_keys(keys: list[str], text: str) -> dict[str, Any]:
+    """A JSON object with ``keys``, valued from ``text``: a number (0.5) for a score-like key,
+    the name joined by hyphens that ``text`` mentions most for a key naming a thing (a skill, a
+    target), else the first sentences of ``text`` (:func:`plain_answer`)."""
+    named = _IDENTIFIER.findall(text)
+    most = max(dict.fromkeys(named), key=named.count) if named else None
+    names = _Filler({}, text).names
+    value: dict[str, Any] = {}
+    for key in keys:
+        lowered = key.lower()
+        if _NUMBER_KEY.search(lowered):
+            value[key] = 0.5
+        elif _NAME_KEY.search(lowered):
+            value[key] = most or next(names)
+        else:
+            value[key] = plain_answer(text)
+    return value
 
 
 def fill_schema(schema: dict[str, Any], text: str) -> Any:
@@ -178,6 +236,8 @@ def answer_chat(request: RecordedRequest) -> Reply:
         embedded = _schema_in_messages(body)
         value = fill_schema(embedded, text) if embedded else {"answer": plain_answer(text)}
         message["content"] = json.dumps(value)
+    elif keys := asked_json_keys(text):
+        message["content"] = json.dumps(json_for_keys(keys, text))
     else:
         message["content"] = plain_answer(text)
     finish = "tool_calls" if tools and not response_format else "stop"

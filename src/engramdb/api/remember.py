@@ -10,11 +10,16 @@ from pathlib import Path
 from uuid import UUID, uuid4
 
 from engramdb.access.permissions import dataset_for_write
+from engramdb.api.remember_skills import (
+    remember_skill_files,
+    remember_skill_run,
+    wants_skill_input,
+)
 from engramdb.code.discover import code_only_roots, split_code_inputs
 from engramdb.code.index import check_named_files
 from engramdb.code.remember import merge_results, remember_code
 from engramdb.engine import Engine
-from engramdb.errors import EngramValidationError, FeatureNotAvailableError
+from engramdb.errors import EngramValidationError
 from engramdb.improvement.auto import (
     auto_improve_after_ingest,
     auto_improve_after_session_write,
@@ -101,6 +106,10 @@ async def remember(
     name = target if isinstance(target, UUID) else validate_dataset_name(target)
     metadata = validate_external_metadata(external_metadata)
     tags = validate_node_set(node_set)
+    if wants_skill_input(r):  # skills and skill runs belong to the dataset (api.skill_runs)
+        if isinstance(data, SkillRunEntry):
+            return await remember_skill_run(engine, r)
+        return await remember_skill_files(engine, r)
     code_only = r.content_type == "code"
     if code_only and session_id is not None:
         raise EngramValidationError(
@@ -222,12 +231,8 @@ async def remember_in_session(engine: Engine, request: RememberRequest) -> Remem
     (improve(session_ids=...) bridges sessions later); ``status`` is "session_stored"."""
     r = request
     data, dataset_name, session_id, user = r.data, r.dataset_name, r.session_id, r.user
-    if isinstance(data, SkillRunEntry):
-        raise FeatureNotAvailableError(
-            "remember(SkillRunEntry(...)) is not supported: engramdb does not score skill runs; "
-            "rate the answer with session.add_feedback(...) and store or update the skill with "
-            "remember_skill(...)"
-        )
+    if isinstance(data, SkillRunEntry):  # remember() stores runs in the dataset
+        return await remember_skill_run(engine, request)
     importance_weight, node_set = r.importance_weight, r.node_set
     external_metadata, self_improvement = r.external_metadata, r.self_improvement
     validate_importance_weight(importance_weight)

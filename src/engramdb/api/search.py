@@ -7,7 +7,7 @@ from typing import Any
 from engramdb.api.recall import recall
 from engramdb.api.unsupported import refuse_unsupported
 from engramdb.engine import Engine
-from engramdb.errors import InvalidCodeQueryError
+from engramdb.errors import EngramValidationError, InvalidCodeQueryError
 from engramdb.models.requests import RecallRequest
 from engramdb.models.requests.classic import COGNEE_DEFAULT_PROMPT, SearchRequest
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
@@ -49,6 +49,13 @@ async def search(engine: Engine, request: SearchRequest) -> list[Any]:
                 "code_query requires query_type=SearchType.CODE (or recall with scope=['code'])"
             )
         config = {**(config or {}), **r.code_query}
+    if r.skills is not None and r.query_type is not SearchType.AGENTIC_COMPLETION:
+        raise EngramValidationError(
+            "search(skills=...) applies only to query_type=SearchType.AGENTIC_COMPLETION"
+        )
+    if r.query_type is SearchType.AGENTIC_COMPLETION:  # the reference's agentic options
+        agentic = {"skills": r.skills, "max_iter": r.max_iter}
+        config = {**(config or {}), **{k: v for k, v in agentic.items() if v is not None}}
     datasets = [r.datasets] if isinstance(r.datasets, str) else r.datasets
     dataset_ids = (
         [r.dataset_ids]

@@ -22,12 +22,17 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import numpy as np
 
 from engramdb.access.permissions import check, dataset_for_write
+from engramdb.artifacts.skills import (
+    SKILL_COLLECTION,
+    SKILL_NODE_TYPE,
+    find_skill,
+    skill_of,
+)
 from engramdb.engine import Engine
 from engramdb.errors import (
     EngramValidationError,
@@ -35,7 +40,7 @@ from engramdb.errors import (
 )
 from engramdb.ingest.graph_builder import normalise_name
 from engramdb.ingest.pipeline import data_id_for
-from engramdb.models.records import DataRecord, Node, RunStatus, stable_id, utcnow
+from engramdb.models.records import DataRecord, Dataset, Node, RunStatus, stable_id, utcnow
 from engramdb.models.requests.graph import (
     LoadSkillRequest,
     RememberSkillRequest,
@@ -51,15 +56,17 @@ __all__ = [
     "SKILL_NODE_TYPE",
     "Skill",
     "SkillRecord",
+    "find_skill",
     "load_skill",
     "parse_skill_markdown",
+    "read_skill_sources",
     "remember_skill",
     "remember_skills",
     "skill_id_for",
+    "write_skill",
+    "write_skills",
 ]
 
-SKILL_NODE_TYPE = "Skill"
-SKILL_COLLECTION = "skills"
 SKILL_MIME_TYPE = "text/x-engramdb-skill"
 MAX_NAME_CHARS = 200
 MAX_DESCRIPTION_CHARS = 4_000
@@ -73,17 +80,29 @@ def skill_id_for(dataset_id: UUID, name: str) -> UUID:
 
 async def remember_skill(engine: Engine, request: RememberSkillRequest) -> SkillRecord:
     """Store one skill; see the module docstring for where each part goes."""
-    name = request.name
-    description = request.description
-    procedure = request.procedure
-    dataset_name = request.dataset_name
-    tags = request.tags
-    name, description, procedure = _check(name, description, procedure)
-    tag_list = validate_node_set(tags)
-    dataset_name = validate_dataset_name(dataset_name)
-    store = engine.store
+    _check(request.name, request.description, request.procedure)
+    tag_list = validate_node_set(request.tags)
+    dataset_name = validate_dataset_name(request.dataset_name)
     owner = await engine.resolve_user(request.user)
-    dataset = await dataset_for_write(store, owner, dataset_name)
+    dataset = await dataset_for_write(engine.store, owner, dataset_name)
+    return await write_skill(
+        engine, dataset, request.name, request.description, request.procedure, tag_list
+    )
+
+
+async def write_skill(
+    engine: Engine,
+    dataset: Dataset,
+    name: str,
+    description: str,
+    procedure: str,
+    tags: list[str] | None,
+) -> SkillRecord:
+    """Store one skill in ``dataset`` (the caller checked the write permission); a new version
+    of a skill of the same name replaces the stored one."""
+    name, description, procedure = _check(name, description, procedure)
+    tag_list = tags or []
+    store = engine.store
     dataset = await engine.bind_embedding(dataset)
 
     procedure_hash = _sha256(procedure)
@@ -158,13 +177,22 @@ async def remember_skill(engine: Engine, request: RememberSkillRequest) -> Skill
 async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> list[SkillRecord]:
     """Store skills written as markdown (SKILL.md style): a file, a directory searched for
     ``SKILL.md`` files, or the markdown text itself. See :func:`parse_skill_markdown`."""
-    dataset_name = request.dataset_name
-    tags = request.tags
-    user = request.user
+    tags = validate_node_set(request.tags)
+    parsed = read_skill_sources(request.path_or_text)
+    owner = await engine.resolve_user(request.user)
+    dataset = await dataset_for_write(
+        engine.store, owner, validate_dataset_name(request.dataset_name)
+    )
+    return await write_skills(engine, dataset, parsed, tags)
+
+
+def read_skill_sources(path_or_text: str | Path) -> list[tuple[str, str, str, list[str]]]:
+    """The parsed skills (:func:`parse_skill_markdown`) of a SKILL.md file, of every SKILL.md
+    under a directory, or of markdown text; EngramValidationError before anything is stored."""
     sources: list[tuple[str, str | None]] = []
-    path = _as_path(request.path_or_text)
+    path = _as_path(path_or_text)
     if path is None:
-        sources.append((str(request.path_or_text), None))
+        sources.append((str(path_or_text), None))
     elif path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower() == "skill.md")
         if not files:
@@ -173,22 +201,23 @@ async def remember_skills(engine: Engine, request: RememberSkillsRequest) -> lis
     else:
         sources.append((_read(path), path.parent.name if path.name.lower() == "skill.md" else None))
     parsed = [parse_skill_markdown(text, default_name=fallback) for text, fallback in sources]
+    for name, description, procedure, _ in parsed:
+        _check(name, description, procedure)
+    return parsed
+
+
+async def write_skills(
+    engine: Engine,
+    dataset: Dataset,
+    parsed: list[tuple[str, str, str, list[str]]],
+    tags: list[str] | None,
+) -> list[SkillRecord]:
+    """Store parsed skills (:func:`read_skill_sources`) in ``dataset``, each with ``tags`` and
+    its own tags."""
     records = []
     for name, description, procedure, own_tags in parsed:
         merged = list(dict.fromkeys([*(tags or []), *own_tags]))
-        records.append(
-            await remember_skill(
-                engine,
-                RememberSkillRequest(
-                    name=name,
-                    description=description,
-                    procedure=procedure,
-                    dataset_name=dataset_name,
-                    tags=merged,
-                    user=user,
-                ),
-            )
-        )
+        records.append(await write_skill(engine, dataset, name, description, procedure, merged))
     return records
 
 
@@ -264,35 +293,10 @@ async def load_skill(engine: Engine, request: LoadSkillRequest) -> Skill:
         await check(owner, node.dataset_id, "read", store=store)
     except PermissionDeniedError:
         raise denied from None
-    records = [r for r in [await store.get_data(d) for d in node.data_ids] if r is not None]
-    body = _body(node, records)
-    if body is None:
+    skill = await skill_of(store, node)
+    if skill is None:
         raise denied
-    props = node.properties
-    return Skill(
-        id=node.id,
-        data_id=body[0].id,
-        dataset_id=node.dataset_id,
-        name=node.name,
-        description=str(props.get("description", "")),
-        tags=list(props.get("tags", [])),
-        procedure=body[1],
-    )
-
-
-def _body(node: Node, records: list[DataRecord]) -> tuple[DataRecord, str] | None:
-    """The data record holding the node's current procedure (matching hash, else newest)."""
-    wanted = node.properties.get("procedure_hash")
-    candidates: list[tuple[DataRecord, dict[str, Any]]] = []
-    for record in records:
-        skill = record.external_metadata.get("skill")
-        if isinstance(skill, dict) and isinstance(skill.get("procedure"), str):
-            candidates.append((record, skill))
-    if not candidates:
-        return None
-    candidates.sort(key=lambda c: (c[1].get("procedure_hash") == wanted, c[0].created_at))
-    record, skill = candidates[-1]
-    return record, str(skill["procedure"])
+    return skill
 
 
 def _check(name: object, description: object, procedure: object) -> tuple[str, str, str]:

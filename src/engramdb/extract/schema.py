@@ -27,7 +27,7 @@ from engramdb.extract.types import ChunkExtraction, Extractor, Usage
 from engramdb.models.datapoints import DataPoint
 from engramdb.providers.llm.base import LLM, CallStats, ChatMessage
 
-__all__ = ["DEFAULT_SCHEMA_PROMPT", "SchemaExtractor", "schema_extractor"]
+__all__ = ["DEFAULT_SCHEMA_PROMPT", "SchemaExtractor", "reset_bookkeeping", "schema_extractor"]
 
 logger = logging.getLogger(__name__)
 
@@ -115,12 +115,13 @@ class SchemaExtractor(Extractor):
                 exc.message,
             )
             return ChunkExtraction(source=self.name), exc.stats or CallStats(), True
-        _reset_bookkeeping(answer)
+        reset_bookkeeping(answer)
         return ChunkExtraction(source=self.name, data_points=[answer]), stats, False
 
 
-def _reset_bookkeeping(root: BaseModel) -> None:
-    """Give every DataPoint of the answer its class's own id, metadata and type."""
+def reset_bookkeeping(root: BaseModel) -> None:
+    """Give every DataPoint of an LLM's answer its class's own id, metadata and type (what the
+    model wrote there is dropped): the points are identified and indexed as their class says."""
     seen: set[int] = set()
     stack: list[Any] = [root]
     while stack:

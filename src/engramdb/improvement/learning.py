@@ -34,12 +34,31 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH_ENTRIES",
+    "LEARNINGS_NODE_SET",
     "SessionDistillation",
     "distill_session_entries",
     "distill_sessions",
     "extract_agent_context",
     "extract_session_agent_context",
+    "is_learnings_name",
+    "learnings_name",
 ]
+
+#: The node set of the documents that hold what conversations established: distill's
+#: per-session learnings documents (:func:`learnings_name`), and any the application writes.
+LEARNINGS_NODE_SET = "session_learnings"
+
+
+def learnings_name(session_id: str) -> str:
+    """The name of distill's learnings document of one session."""
+    return f"session {session_id} learnings"
+
+
+def is_learnings_name(name: str) -> bool:
+    """Whether ``name`` is one :func:`learnings_name` gives (a document distill wrote)."""
+    head, tail = learnings_name("\x00").split("\x00")
+    return name.startswith(head) and name.endswith(tail) and len(name) > len(head + tail)
+
 
 logger = logging.getLogger(__name__)
 
@@ -151,9 +170,7 @@ async def distill_session_entries(
     documents: tuple[str, ...] = ()
     if curated:
         text = _learnings_text(session_id, curated)
-        if await ingest_texts(
-            ctx, [(f"session {session_id} learnings", text)], "session_learnings"
-        ):
+        if await ingest_texts(ctx, [(learnings_name(session_id), text)], LEARNINGS_NODE_SET):
             documents = (text,)
     await ctx.store.mark_session_entries(consumer, [EntryMark("context", e.id) for e in entries])
     if not accepted:

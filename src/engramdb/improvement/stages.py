@@ -49,10 +49,9 @@ def _preferences(ctx: ImproveContext) -> str | None:
 
 
 def _truth_subspace(ctx: ImproveContext) -> str | None:
-    if not ctx.session_ids:
-        return "no_session_ids"
+    """Opt-in; without session_ids it anchors the session_learnings documents instead."""
     if not ctx.options.build_truth_subspace:
-        return "opt_in_disabled"
+        return "opt_in_disabled" if ctx.session_ids else "no_session_ids"
     return None
 
 

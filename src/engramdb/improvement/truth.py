@@ -16,6 +16,10 @@ simplest useful version (see docs/improve.md):
   the statement contains (case-insensitive, whole words).
 * Entries are consumed once per dataset through consumer marks spent in the same transaction as
   the anchors, so a re-run changes nothing (``already_completed`` / ``no_new_entries``).
+* Without ``session_ids`` (the reference's rule) the statements are the chunks of the dataset's
+  documents in the ``session_learnings`` node set that the application wrote itself (distill's
+  own learnings documents are anchored through their sessions): one anchor per chunk,
+  anchored to its document; a re-run anchors only chunks not anchored yet.
 
 Anchors are marked ``internal`` (never a search hit or a fact of a triplet); graph completion
 shows them as an ``Established in conversation:`` block for the entities its facts name
@@ -33,10 +37,16 @@ from uuid import UUID
 from engramdb.artifacts.truth import ANCHOR_TYPE, ANCHORS, OWNER, STATE_KEY
 from engramdb.artifacts.truth_slots import refresh_slots
 from engramdb.improvement.context import ImproveContext, StageOutcome, consumer_name
-from engramdb.improvement.learning import ACCEPTED_CONFIDENCE, PERSONAL_SECTIONS
+from engramdb.improvement.learning import (
+    ACCEPTED_CONFIDENCE,
+    LEARNINGS_NODE_SET,
+    PERSONAL_SECTIONS,
+    is_learnings_name,
+    learnings_name,
+)
 from engramdb.models.records import DataRecord, Edge, Node, NodeType, chunk_id, stable_id
 from engramdb.models.sessions import ContextRecord, EntryMark
-from engramdb.storage.base import DerivedWrite, Store
+from engramdb.storage.base import DerivedReport, DerivedWrite, Store
 
 __all__ = ["build_truth_subspace", "names_in"]
 
@@ -83,6 +93,8 @@ def _distilled(
 
 
 async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
+    if not ctx.session_ids:
+        return await _anchor_learnings_documents(ctx)
     store, dataset = ctx.store, ctx.dataset
     consumer = consumer_name("build_truth_subspace", dataset)
     distill_consumer = consumer_name("distill_sessions", dataset)
@@ -117,11 +129,7 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
         if not accepted:
             continue
         docs = sorted(
-            (
-                d
-                for d in data
-                if d.name == f"session {sid} learnings" and "session_learnings" in d.node_set
-            ),
+            (d for d in data if d.name == learnings_name(sid) and LEARNINGS_NODE_SET in d.node_set),
             key=lambda d: (d.created_at, str(d.id)),
         )
         texts = await _learnings_texts(store, docs) if docs else {}
@@ -136,44 +144,20 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
                 )
             anchor_id = stable_id(ANCHOR_TYPE, dataset.id, entry.id)
             nodes.append(
-                Node(
-                    id=anchor_id,
-                    dataset_id=dataset.id,
-                    type=ANCHOR_TYPE,
-                    name=statement[:120],
-                    text=statement,
-                    properties={
-                        "internal": True,
-                        "session_id": sid,
-                        "section": entry.section,
-                        "context_profile": entry.context_profile,
-                        "data_id": str(source.id),
-                        "entry_id": str(entry.id),
-                    },
+                _anchor_node(
+                    dataset.id,
+                    anchor_id,
+                    statement,
+                    session_id=sid,
+                    section=entry.section,
+                    context_profile=entry.context_profile,
+                    data_id=str(source.id),
+                    entry_id=str(entry.id),
                 )
             )
             anchors[anchor_id] = source.id
-            edges += [
-                Edge(
-                    id=stable_id(ANCHORS, anchor_id, entity.id),
-                    dataset_id=dataset.id,
-                    source_id=anchor_id,
-                    target_id=entity.id,
-                    relation=ANCHORS,
-                )
-                for entity in names_in(statement, entities)
-            ]
-    report = await store.write_derived(
-        DerivedWrite(
-            dataset_id=dataset.id,
-            owner=OWNER,
-            nodes=nodes,
-            edges=edges,
-            anchors=anchors,
-            state={STATE_KEY: "1"} if nodes else {},
-            marks={consumer: marks},
-        )
-    )
+            edges += _anchor_edges(dataset.id, anchor_id, names_in(statement, entities))
+    report = await _write_anchors(store, dataset.id, nodes, edges, anchors, {consumer: marks})
     slots = await refresh_slots(store, ctx.engine.embedder, dataset)
     counts = {
         "entries": len(marks),
@@ -181,3 +165,98 @@ async def build_truth_subspace(ctx: ImproveContext) -> StageOutcome:
         "entities_linked": report.edges_written,
     }
     return StageOutcome(counts=counts if slots is None else {**counts, "slots": slots})
+
+
+async def _anchor_learnings_documents(ctx: ImproveContext) -> StageOutcome:
+    """The stage without session_ids: the chunks of the application's own ``session_learnings``
+    documents become anchors (see the module docstring)."""
+    store, dataset = ctx.store, ctx.dataset
+    docs = [
+        d
+        for d in await store.list_data(dataset.id)
+        if LEARNINGS_NODE_SET in d.node_set and not is_learnings_name(d.name) and d.chunk_count
+    ]
+    known = {
+        n.id for n in (await store.list_derived(dataset.id, OWNER, node_type=ANCHOR_TYPE)).nodes
+    }
+    entities: list[Node] | None = None
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    anchors: dict[UUID, UUID] = {}
+    for doc in docs:
+        ids = [chunk_id(doc.id, i) for i in range(doc.chunk_count)]
+        for chunk in await store.get_nodes(ids, provenance=False):
+            statement = " ".join(chunk.text.split())
+            anchor_id = stable_id(ANCHOR_TYPE, dataset.id, chunk.id)
+            if not statement or anchor_id in known:
+                continue
+            if entities is None:
+                entities = await store.list_nodes(
+                    [dataset.id], type=NodeType.ENTITY, limit=MAX_ENTITIES
+                )
+            nodes.append(
+                _anchor_node(
+                    dataset.id, anchor_id, statement, data_id=str(doc.id), chunk_id=str(chunk.id)
+                )
+            )
+            anchors[anchor_id] = doc.id
+            edges += _anchor_edges(dataset.id, anchor_id, names_in(statement, entities))
+    report = await _write_anchors(store, dataset.id, nodes, edges, anchors, {}) if nodes else None
+    slots = await refresh_slots(store, ctx.engine.embedder, dataset)
+    if report is None and slots is None:
+        return StageOutcome("already_completed", "no_new_entries")
+    counts = {
+        "documents": len(docs),
+        "anchors": report.nodes_written if report else 0,
+        "entities_linked": report.edges_written if report else 0,
+    }
+    return StageOutcome(counts=counts if slots is None else {**counts, "slots": slots})
+
+
+def _anchor_edges(dataset_id: UUID, anchor_id: UUID, entities: Sequence[Node]) -> list[Edge]:
+    """The ``anchors`` edges from an anchor to the entities its statement names."""
+    return [
+        Edge(
+            id=stable_id(ANCHORS, anchor_id, entity.id),
+            dataset_id=dataset_id,
+            source_id=anchor_id,
+            target_id=entity.id,
+            relation=ANCHORS,
+        )
+        for entity in entities
+    ]
+
+
+def _anchor_node(dataset_id: UUID, anchor_id: UUID, statement: str, **properties: str) -> Node:
+    """The internal anchor node of one statement, with what it came from in ``properties``."""
+    return Node(
+        id=anchor_id,
+        dataset_id=dataset_id,
+        type=ANCHOR_TYPE,
+        name=statement[:120],
+        text=statement,
+        properties={"internal": True, **properties},
+    )
+
+
+async def _write_anchors(
+    store: Store,
+    dataset_id: UUID,
+    nodes: list[Node],
+    edges: list[Edge],
+    anchors: dict[UUID, UUID],
+    marks: dict[str, list[EntryMark]],
+) -> DerivedReport:
+    """Write the anchors (each anchored to its document) and spend ``marks``, in one
+    transaction; the dataset is flagged as anchored when there are any."""
+    return await store.write_derived(
+        DerivedWrite(
+            dataset_id=dataset_id,
+            owner=OWNER,
+            nodes=nodes,
+            edges=edges,
+            anchors=anchors,
+            state={STATE_KEY: "1"} if nodes else {},
+            marks=marks,
+        )
+    )

@@ -28,14 +28,32 @@ __all__ = [
 
 
 class RememberItem(BaseModel):
-    """What happened to one input item."""
+    """What happened to one input item. Fields also read by key (``item["kind"]``,
+    ``item.get("proposal_id")``), as the reference's items are dicts."""
 
     data_id: UUID
     name: str
-    status: Literal["ingested", "skipped", "pending", "errored"]
+    #: "proposed" / "applied": a skill improvement proposal's state.
+    status: Literal["ingested", "skipped", "pending", "errored", "proposed", "applied"]
     chunks: int = 0
     #: Why an item was skipped ("already_present": same content already in the dataset).
     reason: str | None = None
+    #: What the item is: a document ("data"), a skill, a skill run, or a skill improvement
+    #: proposal (``remember(SkillRunEntry(...), skill_improvement=...)``).
+    kind: Literal["data", "skill", "skill_run", "skill_improvement_proposal"] = "data"
+    #: The skill run's id (kind "skill_run") / the proposal's id (kind
+    #: "skill_improvement_proposal").
+    run_id: str | None = None
+    proposal_id: str | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in type(self).model_fields:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key``, or ``default`` when the item has no such field."""
+        return getattr(self, key) if key in type(self).model_fields else default
 
 
 class SkippedFile(BaseModel):

@@ -140,6 +140,7 @@ class SearchRequest(VerbRequest):
     retriever_specific_config: dict[str, Any] | None = None
     neighborhood_depth: SkipValidation[Any] = _OPAQUE
     neighborhood_seed_top_k: SkipValidation[Any] = _OPAQUE
+    #: AGENTIC_COMPLETION's ``retriever_specific_config["skills"]`` / ``["max_iter"]``.
     skills: SkipValidation[Any] = _OPAQUE
     tools: SkipValidation[Any] = _OPAQUE
     max_iter: SkipValidation[Any] = _OPAQUE
@@ -207,9 +208,7 @@ UNSUPPORTED: dict[str, dict[str, tuple[object, str]]] = {
         "node_type": (None, "filter by node_name"),
         "neighborhood_depth": (None, "use SearchType.GRAPH_COMPLETION_CONTEXT_EXTENSION"),
         "neighborhood_seed_top_k": (None, "use top_k"),
-        "skills": (None, "use recall() with scope='tools' or SearchType.SKILLS"),
         "tools": (None, "use recall() with scope='tools'"),
-        "max_iter": (None, "use recall(query_type=SearchType.AGENTIC_COMPLETION)"),
         "llm_config": (None, "configure the LLM with LLM_* variables or config.set"),
         "embedding_config": (None, "configure embeddings with EMBEDDING_* variables"),
     },

@@ -83,8 +83,13 @@ class RememberRequest(VerbRequest):
     #: A custom graph model (DataPoint subclass) the LLM extracts each chunk into (in-process).
     graph_model: SkipValidation[Any] = Field(default=None, json_schema_extra=LOCAL)
     #: The reference's ``content_type="code"``: ``data`` is repository paths, indexed into the
-    #: code graph only (without it, source files are recognised by suffix; docs/code-graph.md).
-    content_type: Literal["code"] | None = Field(default=None, json_schema_extra=LOCAL)
+    #: code graph only (without it, source files are recognised by suffix; docs/code-graph.md);
+    #: ``"skills"``: ``data`` is SKILL.md files, directories of them, or their text (skills).
+    content_type: Literal["code", "skills"] | None = Field(default=None, json_schema_extra=LOCAL)
+    #: With a ``SkillRunEntry`` or ``content_type="skills"``: propose (or, with ``apply`` and a
+    #: ``proposal_id``, apply) an improvement of the skill ``skill_name``; see
+    #: :mod:`engramdb.api.skill_runs`.
+    skill_improvement: dict[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
     #: cognee's: False rebuilds content already in the dataset instead of skipping it.
     incremental_loading: Annotated[bool, Strict] = True
     #: dlt resources and CSV files (engramdb.ingest.tables): the row key, what a later load
@@ -135,6 +140,12 @@ class RecallRequest(VerbRequest):
     embedding_config: Mapping[str, Any] | None = Field(default=None, json_schema_extra=LOCAL)
 
     _query_type = field_validator("query_type", mode="before")(search_type_from_name)
+
+    @field_validator("datasets", mode="before")
+    @classmethod
+    def _one_dataset(cls, value: object) -> object:
+        """One dataset name may be given as a string (cognee programs do)."""
+        return [value] if isinstance(value, str) else value
 
     @field_validator("response_model", mode="before")
     @classmethod

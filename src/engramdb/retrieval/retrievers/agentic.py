@@ -1,16 +1,22 @@
-"""AGENTIC_COMPLETION: the LLM decides what to search, up to three times, then answers.
+"""AGENTIC_COMPLETION: the LLM decides what to search (or which skill to load), then answers.
 
 Each turn the model replies through ``llm.structured`` with one JSON action::
 
     {"action": "search_chunks", "query": "..."}   # passages nearest to the query (CHUNKS)
     {"action": "search_graph",  "query": "..."}   # graph facts around BM25-matching passages
+    {"action": "load_skill",    "skill": "..."}   # the procedure of one of the offered skills
     {"action": "answer",        "answer": "..."}  # the final answer
 
-A tool's observation goes back to the model as the next user message. The loop is bounded:
-at most :data:`MAX_TOOL_STEPS` searches (``retriever_specific_config["max_steps"]`` may lower
-it); when the budget is spent, or the model's output cannot be parsed, or a ``response_model``
-was asked for, the final answer is written by :func:`complete` from everything gathered. Every
-step is recorded in ``raw["steps"]``. The tools call the CHUNKS search and the store's own
+``retriever_specific_config["skills"]`` (skill names, the reference's option) offers those
+skills of the searched datasets: the prompt lists their names and descriptions, and the model
+loads a procedure only when it wants it (names that match no skill are left out, with a
+warning). A tool's observation goes back to the model as the next user message. The loop is
+bounded: at most :data:`MAX_TOOL_STEPS` tool calls by default; ``retriever_specific_config
+["max_steps"]`` (or the reference's ``"max_iter"``) sets another budget, up to
+:data:`MAX_TOOL_STEPS_LIMIT`. When the budget is spent, or the model's output cannot be
+parsed, or a ``response_model`` was asked for, the final answer is written by :func:`complete`
+from everything gathered. Every step is recorded in ``raw["steps"]``, the skills loaded in
+``raw["skills_loaded"]``. The tools call the CHUNKS search and the store's own
 lexical search and neighbourhood walk -- never another search type's retriever -- so this type
 only depends on the storage contract.
 
@@ -21,16 +27,19 @@ chunk search for the question (system_prompt unset, recall.md). Without an LLM a
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel
 
+from engramdb.artifacts.skills import find_skill
 from engramdb.errors import EngramValidationError, LLMNotConfiguredError, LLMOutputError
 from engramdb.graph_schema import CHUNK_COLLECTION
 from engramdb.models.records import NodeType
 from engramdb.models.results import RecallResponse, ResponseGraphEntry
 from engramdb.models.search_type import SearchType
+from engramdb.models.skills import Skill
 from engramdb.providers.llm.base import LLM, ChatMessage
 from engramdb.retrieval.base import RecallOptions, RetrievalContext, Retriever
 from engramdb.retrieval.completion import (
@@ -50,9 +59,15 @@ from engramdb.spelling import option
 #: The two ways out of a missing LLM, named for every surface (see engramdb.spelling).
 _NO_LLM_TERMS = (option("only_context"), option("query_type", "CHUNKS", python="SearchType.CHUNKS"))
 
-__all__ = ["MAX_TOOL_STEPS", "AgentAction", "AgenticRetriever"]
+__all__ = ["MAX_TOOL_STEPS", "MAX_TOOL_STEPS_LIMIT", "AgentAction", "AgenticRetriever"]
 
+logger = logging.getLogger(__name__)
+
+#: Tool calls per answer by default, and the most a ``max_steps`` / ``max_iter`` may ask for.
 MAX_TOOL_STEPS = 3
+MAX_TOOL_STEPS_LIMIT = 10
+#: The characters of a loaded skill procedure the model sees (the reference's tool-output cap).
+_SKILL_CHARS = 8_000
 #: Results per tool call (``retriever_specific_config["tool_top_k"]`` may lower it).
 TOOL_TOP_K = 5
 _OBSERVATION_CHARS = 800
@@ -65,15 +80,20 @@ _PROTOCOL = (
     '- {{"action": "search_graph", "query": "..."}} finds knowledge-graph facts '
     "(subject —relation→ object) about the words in query;\n"
     '- {{"action": "answer", "answer": "..."}} gives your final answer.\n'
-    "You may search at most {steps} times. Answer only from what the searches returned."
+    "{skills}You may call tools at most {steps} times. Answer only from what the tools returned."
+)
+_SKILL_PROTOCOL = (
+    '- {{"action": "load_skill", "skill": "..."}} loads the instructions of one of these '
+    "skills (then follow them):\n{catalog}\n"
 )
 
 
 class AgentAction(BaseModel):
     """One turn of the agent: a tool call or the final answer."""
 
-    action: Literal["search_chunks", "search_graph", "answer"]
+    action: Literal["search_chunks", "search_graph", "load_skill", "answer"]
     query: str | None = None
+    skill: str | None = None
     answer: str | None = None
 
 
@@ -85,7 +105,8 @@ class AgenticRetriever(Retriever):
 
     async def retrieve(self, ctx: RetrievalContext, opts: RecallOptions) -> list[RecallResponse]:
         config = opts.retriever_specific_config
-        top_k = min(opts.top_k, _bounded(config.get("tool_top_k"), TOOL_TOP_K, "tool_top_k"))
+        tool_top_k = _bounded(config.get("tool_top_k"), TOOL_TOP_K, TOOL_TOP_K, "tool_top_k")
+        top_k = min(opts.top_k, tool_top_k)
         if opts.only_context:
             found = await search_chunks(
                 ctx.store, ctx.embedder, ctx.datasets, opts.query, top_k, node_set_filter(opts)
@@ -99,13 +120,16 @@ class AgenticRetriever(Retriever):
                 "use {1}",
                 terms=_NO_LLM_TERMS,
             )
-        steps = _bounded(config.get("max_steps"), MAX_TOOL_STEPS, "max_steps")
-        return list(await _Agent(ctx, opts, ctx.llm, steps, top_k).run())
+        key = "max_steps" if "max_steps" in config else "max_iter"
+        steps = _bounded(config.get(key), MAX_TOOL_STEPS, MAX_TOOL_STEPS_LIMIT, key)
+        skills = await _offered_skills(ctx, config.get("skills"))
+        return list(await _Agent(ctx, opts, ctx.llm, steps, top_k, skills).run())
 
 
-def _bounded(value: object, ceiling: int, name: str) -> int:
+def _bounded(value: object, default: int, ceiling: int, name: str) -> int:
+    """``retriever_specific_config[name]``: ``default`` when unset, at most ``ceiling``."""
     if value is None:
-        return ceiling
+        return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise EngramValidationError(
             f"retriever_specific_config[{name!r}] must be a positive integer"
@@ -113,12 +137,42 @@ def _bounded(value: object, ceiling: int, name: str) -> int:
     return min(value, ceiling)
 
 
+async def _offered_skills(ctx: RetrievalContext, names: object) -> dict[str, Skill]:
+    """The skills ``retriever_specific_config["skills"]`` names, by name, from the searched
+    datasets (the first dataset holding a name wins)."""
+    if names is None:
+        return {}
+    wanted = [names] if isinstance(names, str) else names
+    if not isinstance(wanted, list | tuple) or not all(isinstance(n, str) for n in wanted):
+        raise EngramValidationError(
+            "retriever_specific_config['skills'] must be a list of skill names"
+        )
+    found: dict[str, Skill] = {}
+    for name in wanted:
+        for dataset in ctx.datasets:
+            skill = await find_skill(ctx.store, dataset, name)
+            if skill is not None:
+                found.setdefault(skill.name, skill)
+                break
+        else:
+            logger.warning("AGENTIC_COMPLETION: no skill named %r in the searched datasets", name)
+    return found
+
+
 class _Agent:
     def __init__(
-        self, ctx: RetrievalContext, opts: RecallOptions, llm: LLM, max_steps: int, top_k: int
+        self,
+        ctx: RetrievalContext,
+        opts: RecallOptions,
+        llm: LLM,
+        max_steps: int,
+        top_k: int,
+        skills: dict[str, Skill],
     ) -> None:
         self.ctx, self.opts, self.llm = ctx, opts, llm
         self.max_steps, self.top_k = max_steps, top_k
+        self.skills = skills
+        self.skills_loaded: list[str] = []
         self.steps: list[dict[str, Any]] = []
         self.observations: list[str] = []
         self.evidence: list[EvidenceItem] = []
@@ -129,8 +183,11 @@ class _Agent:
 
     async def run(self) -> list[ResponseGraphEntry]:
         base = self.opts.system_prompt or DEFAULT_SYSTEM_PROMPTS[SearchType.AGENTIC_COMPLETION]
+        catalog = "\n".join(f"  - `{s.name}`: {s.description}" for s in self.skills.values())
+        offered = _SKILL_PROTOCOL.format(catalog=catalog) if self.skills else ""
+        protocol = _PROTOCOL.format(steps=self.max_steps, skills=offered)
         messages: list[ChatMessage] = [
-            {"role": "system", "content": f"{base}\n\n{_PROTOCOL.format(steps=self.max_steps)}"},
+            {"role": "system", "content": f"{base}\n\n{protocol}"},
             {"role": "user", "content": f"Question: {self.opts.query}"},
         ]
         answer: str | None = None
@@ -152,22 +209,23 @@ class _Agent:
                     {"step": len(self.steps) + 1, "action": action.action, "refused": True}
                 )
                 break
-            query = (action.query or "").strip() or self.opts.query
+            skill = action.action == "load_skill"
+            query = ((action.skill if skill else action.query) or "").strip() or self.opts.query
             observation, count = await self.tool(action.action, query)
             searches += 1
             self.steps.append(
                 {
                     "step": len(self.steps) + 1,
                     "action": action.action,
-                    "query": query,
+                    "skill" if skill else "query": query,
                     "results": count,
                 }
             )
             left = self.max_steps - searches
             follow = (
-                f"{left} search(es) left. Reply with the next JSON action."
+                f"{left} tool call(s) left. Reply with the next JSON action."
                 if left
-                else 'No searches left: reply now with {"action": "answer", "answer": "..."}.'
+                else 'No tool calls left: reply now with {"action": "answer", "answer": "..."}.'
             )
             messages.append({"role": "assistant", "content": action.model_dump_json()})
             messages.append(
@@ -182,7 +240,7 @@ class _Agent:
                 text=context,
                 evidence=self.evidence,
                 evidence_in_metadata=True,
-                raw={"steps": self.steps},
+                raw={"steps": self.steps, "skills_loaded": self.skills_loaded},
             )
             return await complete(self.ctx, self.opts, built)
         return [self.entry(answer, context)]
@@ -203,7 +261,7 @@ class _Agent:
             dataset_id=single.id if single else None,
             dataset_name=single.name if single else None,
             metadata=metadata,
-            raw={"context": context, "steps": self.steps},
+            raw={"context": context, "steps": self.steps, "skills_loaded": self.skills_loaded},
         )
 
     # --- tools -------------------------------------------------------------------------------
@@ -212,11 +270,28 @@ class _Agent:
         """The observation text of one tool call and how many results it had."""
         if action == "search_chunks":
             lines, count = await self.search_chunks(query)
+        elif action == "load_skill":
+            lines, count = self.load_skill(query)
         else:
             lines, count = await self.search_graph(query)
         observation = "\n".join(lines) if lines else "(nothing found)"
         self.observations.append(f"{action}({query!r}):\n{observation}")
         return observation, count
+
+    def load_skill(self, name: str) -> tuple[list[str], int]:
+        """The procedure of an offered skill (1 result), or why there is none (0)."""
+        skill = self.skills.get(name) or next(
+            (s for s in self.skills.values() if s.name.lower() == name.lower()), None
+        )
+        if skill is None:
+            offered = ", ".join(self.skills) or "none"
+            return [f"No skill named {name!r} is offered (offered: {offered})."], 0
+        if skill.name not in self.skills_loaded:
+            self.skills_loaded.append(skill.name)
+        procedure = skill.procedure.strip()
+        if len(procedure) > _SKILL_CHARS:
+            procedure = procedure[:_SKILL_CHARS] + "\n... [truncated]"
+        return [procedure], 1
 
     async def search_chunks(self, query: str) -> tuple[list[str], int]:
         ctx = self.ctx

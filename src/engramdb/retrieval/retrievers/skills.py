@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engramdb.artifacts.skills import SKILL_COLLECTION, SKILL_NODE_TYPE
 from engramdb.engine import check_embedding
 from engramdb.models.records import Dataset
 from engramdb.models.results import RecallResponse, ResponseSkillEntry
@@ -21,10 +22,6 @@ from engramdb.retrieval.retrievers.chunks import NodeSetFilter, node_set_filter
 from engramdb.storage.base import Store
 
 __all__ = ["SKILL_COLLECTION", "SKILL_NODE_TYPE", "SkillsRetriever", "search_skills"]
-
-#: Kept equal to engramdb.api.skills (not imported: retrieval must not import the API layer).
-SKILL_COLLECTION = "skills"
-SKILL_NODE_TYPE = "Skill"
 
 
 class SkillsRetriever(Retriever):

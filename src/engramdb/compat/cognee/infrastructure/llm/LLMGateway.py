@@ -2,7 +2,9 @@
 
 ``await LLMGateway.acreate_structured_output(text, system_prompt, MyModel)`` sends the system
 prompt and the text to the configured LLM (LLM_ENDPOINT / LLM_API_KEY / LLM_MODEL) and returns
-a validated ``MyModel``; ``response_model=str`` returns the plain answer. It is the same client
+a validated ``MyModel``; ``response_model=str`` returns the plain answer. DataPoints in the
+answer get their class's own ``id`` (from its ``Dedup`` fields, else a new one), ``metadata`` and
+``type``, whatever the model wrote there. It is the same client
 engramdb's own extraction and answers use (retries, concurrency limit, error classes), without
 the response cache: a program's direct call is never answered from another call's entry.
 """
@@ -14,6 +16,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from engramdb.errors import FeatureNotAvailableError, LLMNotConfiguredError
+from engramdb.extract.schema import reset_bookkeeping
 
 __all__ = ["LLMGateway"]
 
@@ -78,6 +81,7 @@ class LLMGateway:
                 f"{response_model!r}"
             )
         parsed, _ = await llm.structured(messages, response_model, cache=False, **options)
+        reset_bookkeeping(parsed)  # DataPoints keep their class's id, metadata and type
         return cast(T, parsed)
 
     @staticmethod

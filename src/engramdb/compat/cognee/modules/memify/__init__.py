@@ -1,0 +1,1 @@
+"""``cognee.modules.memify`` over engramdb (only :mod:`.skill_improvement`)."""

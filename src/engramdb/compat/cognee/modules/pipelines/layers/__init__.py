@@ -1,0 +1,2 @@
+"""``cognee.modules.pipelines.layers`` over engramdb (only
+:mod:`.resolve_authorized_user_datasets`)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.recall`` over engramdb (only :mod:`.types`: recall's entry classes)."""

@@ -1,0 +1,1 @@
+"""``cognee.modules.tools`` over engramdb (only :mod:`.resolve_skills`)."""
