@@ -8,8 +8,9 @@ collections (``wide_search_top_k`` candidates each, default 100). The hits are p
 2. one ``get_nodes`` for the summary hits, to learn which chunk each one summarizes;
 3. a projection of the best chunk hits (``max(20, 2 * top_k)`` of them, by the better of chunk
    and summary distance): the entities each contains (``incident_edges``) and the facts among
-   the entities of one chunk (``edges_between``, one index probe per pair), then one
-   ``get_nodes``;
+   the entities of one chunk (each entity's facts, ``incident_edges``, kept when the other end
+   shares a chunk with it; one ``edges_between`` probe per pair for a hub entity with more
+   facts than are read per entity), then one ``get_nodes``;
 4. a projection of the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
    their facts either way and a few chunks naming them (``incident_edges``), then one
    ``get_nodes``. Skipped when every one was reached.
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -69,6 +71,7 @@ __all__ = [
     "DEFAULT_TRIPLET_DISTANCE_PENALTY",
     "DEFAULT_WIDE_SEARCH_TOP_K",
     "ENTITY_SEEDS",
+    "FACTS_PER_ENTITY",
     "MIN_PROJECTED_SEEDS",
     "NODES_PER_SEED",
     "GraphView",
@@ -82,6 +85,9 @@ DEFAULT_WIDE_SEARCH_TOP_K = 100
 DEFAULT_TRIPLET_DISTANCE_PENALTY = 3.5
 #: Read budget per seed node; bounds what one query may read from a dense graph.
 NODES_PER_SEED = 40
+#: Facts read per entity and direction (an entity with more is a hub: see
+#: ``TripletSearch._facts_among``).
+FACTS_PER_ENTITY = NODES_PER_SEED // 2
 #: The best chunk hits projected onto the graph: ``max(this, 2 * top_k)`` of them.
 MIN_PROJECTED_SEEDS = 20
 #: The best entity hits walked when the chunk walk did not reach them.
@@ -270,43 +276,72 @@ class TripletSearch:
 
     async def _project_chunks(self, view: GraphView, chunk_ids: list[UUID]) -> None:
         """The entities each chunk contains (at most :data:`NODES_PER_SEED`) and the facts
-        among the entities of one chunk: one ``incident_edges`` read, one ``edges_between``
-        probe per entity pair of a chunk, one ``get_nodes``. A hub entity's thousands of other
-        edges are never read."""
+        among the entities of one chunk (:meth:`_facts_among`), then one ``get_nodes``. A hub
+        entity's thousands of other edges are never read."""
         if not chunk_ids:
             return
-        store = self.ctx.store
-        contains = await store.incident_edges(
+        contains = await self.ctx.store.incident_edges(
             chunk_ids,
             direction="out",
             relations=["contains"],
             limit_per_node=NODES_PER_SEED,
             provenance=False,
         )
-        named: dict[UUID, list[UUID]] = {}
+        partners: dict[UUID, set[UUID]] = {}
+        named: dict[UUID, set[UUID]] = {}
         for e in contains:
-            named.setdefault(e.source_id, []).append(e.target_id)
-        pairs = [(a, b) for group in named.values() for a in group for b in group if a != b]
-        facts = await store.edges_between(
-            pairs, exclude_relations=sorted(_STRUCTURAL_RELATIONS), provenance=False
-        )
+            named.setdefault(e.source_id, set()).add(e.target_id)
+        for group in named.values():
+            for entity_id in group:
+                partners.setdefault(entity_id, set()).update(group)
+        for entity_id, others in partners.items():
+            others.discard(entity_id)
+        facts = await self._facts_among(partners)
         wanted = [*chunk_ids, *(e.target_id for e in contains)]
         await self._load(view, wanted, [*contains, *facts])
         view.expanded.update(chunk_ids)
 
+    async def _facts_among(self, partners: dict[UUID, set[UUID]]) -> list[Edge]:
+        """Every fact ``a —r→ b`` with ``b`` in ``partners[a]`` (the entities sharing a chunk
+        with ``a``), as one probe per pair would find them, in at most two reads: each
+        entity's facts (at most :data:`FACTS_PER_ENTITY`, one ``incident_edges`` read of a
+        few rows per entity instead of a probe per pair: a chunk of 40 entities has 1560
+        pairs), then, only for an entity with more facts than that (a hub), one probe per pair
+        of it (``edges_between``)."""
+        entity_ids = [e for e, others in partners.items() if others]
+        if not entity_ids:
+            return []
+        store = self.ctx.store
+        structural = sorted(_STRUCTURAL_RELATIONS)
+        outgoing = await store.incident_edges(
+            entity_ids,
+            direction="out",
+            exclude_relations=structural,
+            limit_per_node=FACTS_PER_ENTITY,
+            provenance=False,
+        )
+        read = Counter(e.source_id for e in outgoing)
+        facts = [e for e in outgoing if e.target_id in partners[e.source_id]]
+        hubs = [e for e in entity_ids if read[e] >= FACTS_PER_ENTITY]
+        pairs = [(a, b) for a in hubs for b in partners[a]]
+        if pairs:
+            known = {e.id for e in facts}
+            more = await store.edges_between(pairs, exclude_relations=structural, provenance=False)
+            facts += [e for e in more if e.id not in known]
+        return facts
+
     async def _project_entities(self, view: GraphView, entity_ids: list[UUID]) -> None:
-        """Each entity's facts in either direction (at most :data:`NODES_PER_SEED` / 2 each way)
+        """Each entity's facts in either direction (at most :data:`FACTS_PER_ENTITY` each way)
         and a few chunks naming it, with their endpoints: three ``incident_edges`` reads and one
         ``get_nodes``, bounded per entity however many chunks name it."""
         if not entity_ids:
             return
         store = self.ctx.store
         structural = sorted(_STRUCTURAL_RELATIONS)
-        per_side = max(1, NODES_PER_SEED // 2)
         read = functools.partial(store.incident_edges, entity_ids, provenance=False)
         outgoing, incoming, named_in = await asyncio.gather(
-            read(direction="out", exclude_relations=structural, limit_per_node=per_side),
-            read(direction="in", exclude_relations=structural, limit_per_node=per_side),
+            read(direction="out", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
+            read(direction="in", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
             read(direction="in", relations=["contains"], limit_per_node=CHUNKS_PER_ENTITY),
         )
         edges = [*outgoing, *incoming, *named_in]
