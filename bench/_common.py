@@ -171,6 +171,34 @@ async def isolated_engramdb(
             shutil.rmtree(data_dir, ignore_errors=True)
 
 
+@contextlib.asynccontextmanager
+async def kept_engramdb(
+    embedder: str, keep: Path | None, *, fake_dimensions: int = 64, prefix: str = "engramdb-bench-"
+) -> AsyncIterator[Path]:
+    """:func:`isolated_engramdb`, or with ``keep`` (a benchmark's --keep-store DIR) a store kept
+    in DIR and reused by the next run, which then skips ingestion (delete DIR after changing
+    ingestion)."""
+    if keep is None:
+        async with isolated_engramdb(
+            embedder, fake_dimensions=fake_dimensions, prefix=prefix
+        ) as data_dir:
+            yield data_dir
+        return
+    import engramdb
+    from engramdb.engine import get_engine, set_engine
+
+    keep.mkdir(parents=True, exist_ok=True)
+    engramdb.config.set("engramdb_data_dir", keep)
+    engramdb.config.set("engramdb_storage_url", "")
+    engramdb.config.set("embedding_provider", embedder)
+    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
+    try:
+        yield keep
+    finally:
+        await get_engine().close()
+        set_engine(None)
+
+
 def write_json(path: str | None, payload: dict[str, Any]) -> None:
     if not path:
         return

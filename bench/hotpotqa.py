@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import math
 import os
@@ -40,7 +39,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,7 @@ from typing import Any
 from _common import (
     REPO_ROOT,
     format_table,
-    isolated_engramdb,
+    kept_engramdb,
     latency_summary,
     load_note,
     peak_rss_mb,
@@ -165,7 +164,7 @@ async def run_engramdb(
         for t in ALL_TYPES
         if t in types
     ]
-    async with _store(embedder, keep) as data_dir:
+    async with kept_engramdb(embedder, keep, prefix="hotpot-") as data_dir:
         marker = data_dir / "hotpot-ingested"
         ingest = math.nan
         if not marker.exists():
@@ -196,29 +195,6 @@ async def run_engramdb(
                 print(f"\n{system.key} FAILED:\n{system.error}", file=sys.stderr)
             progress(f"asked {len(system.positions)} questions with {system.key}")
     return ingest, systems
-
-
-@contextlib.asynccontextmanager
-async def _store(embedder: str, keep: Path | None) -> AsyncIterator[Path]:
-    """A fresh temporary store, or with ``keep`` (--keep-store DIR) a store kept in DIR and
-    reused by the next run (ingestion is then skipped; delete DIR after changing ingestion)."""
-    if keep is None:
-        async with isolated_engramdb(embedder, prefix="hotpot-") as data_dir:
-            yield data_dir
-        return
-    import engramdb
-    from engramdb.engine import get_engine, set_engine
-
-    keep.mkdir(parents=True, exist_ok=True)
-    engramdb.config.set("engramdb_data_dir", keep)
-    engramdb.config.set("engramdb_storage_url", "")
-    engramdb.config.set("embedding_provider", embedder)
-    engramdb.config.set("embedding_dimensions", 64 if embedder == "fake" else 384)
-    try:
-        yield keep
-    finally:
-        await get_engine().close()
-        set_engine(None)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

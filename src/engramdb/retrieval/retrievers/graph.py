@@ -5,7 +5,8 @@ collections (``wide_search_top_k`` candidates each, default 100). The hits are p
 *triplets* (node —edge→ node) with a bounded number of store calls, never the whole graph:
 
 1. three vector searches (concurrently; a fourth, full-text, when passages are wanted);
-2. one ``get_nodes`` for the summary hits, to learn which chunk each one summarizes;
+2. the chunk each summary hit summarizes: known from its id for the summaries of chunk hits
+   (``stable_id("summary", chunk_id)``), one ``get_nodes`` for the others;
 3. a projection of the best chunk hits (``max(20, 2 * top_k)`` of them, by the better of chunk
    and summary distance): the entities each contains (``incident_edges``) and the facts among
    the entities of one chunk (each entity's facts, ``incident_edges``, kept when the other end
@@ -53,7 +54,7 @@ import numpy.typing as npt
 
 from engramdb.engine import check_embedding
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
-from engramdb.models.records import Edge, Node, NodeType
+from engramdb.models.records import Edge, Node, NodeType, stable_id
 from engramdb.models.search_type import SearchType
 from engramdb.personalization.lookup import PreferenceView, personal_terms
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
@@ -252,14 +253,8 @@ class TripletSearch:
         for hit in [*entity_hits, *chunk_hits]:
             _keep_best(view.distance, hit.node_id, hit.score)
         view.entity_hits = [h.node_id for h in entity_hits]
-        summary_distance = {h.node_id: h.score for h in summary_hits}
-        for summary in await store.get_nodes(list(summary_distance)):
-            chunk_id = as_uuid(summary.properties.get("chunk_id"))
-            if chunk_id is None or summary.dataset_id not in self._allowed:
-                continue
-            if node_filter is None or node_filter.matches(summary):
-                _keep_best(view.distance, chunk_id, summary_distance[summary.id])
-                view.nodes[summary.id] = summary
+        for chunk_id, distance in await self._summarised(view, summary_hits, chunk_hits):
+            _keep_best(view.distance, chunk_id, distance)
         entity_ids = set(view.entity_hits)
         chunks = [i for i in view.distance if i not in entity_ids]
         chunks = rank_by_distance(chunks, key=view.distance.get)[: self.projected]
@@ -269,6 +264,28 @@ class TripletSearch:
         unreached = [e for e in view.entity_hits if e not in view.nodes][:ENTITY_SEEDS]
         await self._project_entities(view, unreached)
         return view
+
+    async def _summarised(
+        self, view: GraphView, summary_hits: list[ScoredId], chunk_hits: list[ScoredId]
+    ) -> list[tuple[UUID, float]]:
+        """The chunk each summary hit summarises, with the hit's distance, in hit order.
+
+        A summary built by ingestion has the id ``stable_id("summary", chunk_id)``, so the
+        summaries of chunk hits are known without a read; the others (and every one under a
+        ``node_name`` filter, which needs the node's tags) are read in one ``get_nodes`` and
+        kept in the view."""
+        by_summary: dict[UUID, UUID] = {}
+        if self.node_filter is None:
+            by_summary = {stable_id("summary", h.node_id): h.node_id for h in chunk_hits}
+        unknown = [h.node_id for h in summary_hits if h.node_id not in by_summary]
+        for summary in await self.ctx.store.get_nodes(unknown, provenance=False):
+            chunk_id = as_uuid(summary.properties.get("chunk_id"))
+            if chunk_id is None or summary.dataset_id not in self._allowed:
+                continue
+            if self.node_filter is None or self.node_filter.matches(summary):
+                by_summary[summary.id] = chunk_id
+                view.nodes[summary.id] = summary
+        return [(by_summary[h.node_id], h.score) for h in summary_hits if h.node_id in by_summary]
 
     async def extend(self, view: GraphView, entity_ids: list[UUID]) -> None:
         """Load the facts around ``entity_ids`` not loaded yet (context extension)."""
@@ -448,7 +465,7 @@ class TripletSearch:
         """The chunk nodes asked for: from the view, the rest in one ``get_nodes``."""
         missing = [c for c in chunk_ids if c not in view.nodes]
         if missing:
-            for node in await self.ctx.store.get_nodes(missing):
+            for node in await self.ctx.store.get_nodes(missing, provenance=False):
                 if node.dataset_id in self._allowed:
                     view.nodes[node.id] = node
         return {c: view.nodes[c] for c in chunk_ids if c in view.nodes}

@@ -340,7 +340,7 @@ async def _summaries(search: TripletSearch, view: GraphView, chunks: list[Node])
         if node.type == NodeType.SUMMARY and chunk_id is not None:
             by_chunk.setdefault(chunk_id, node)
     wanted = {stable_id("summary", c.id): c.id for c in chunks if c.id not in by_chunk}
-    for node in await search.ctx.store.get_nodes(list(wanted)) if wanted else []:
+    for node in await search.ctx.store.get_nodes(list(wanted), provenance=False) if wanted else []:
         by_chunk[wanted[node.id]] = node
     return [
         Passage(chunk=c, text=by_chunk[c.id].text if c.id in by_chunk else c.text) for c in chunks
