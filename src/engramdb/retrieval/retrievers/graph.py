@@ -146,6 +146,9 @@ class GraphView:
     #: Chunks ranked by the walk over the entity–chunk graph (graph_rank), best first, once
     #: a graph-family retriever has walked it.
     walked: list[UUID] = field(default_factory=list)
+    #: The entities each projected chunk contains (its first :data:`NODES_PER_SEED`
+    #: ``contains`` edges, in the store's order), for the walk to reuse.
+    contained: dict[UUID, list[UUID]] = field(default_factory=dict)
 
     def merge(self, sub: Subgraph, allowed: set[UUID]) -> None:
         for node in sub.nodes:
@@ -304,11 +307,13 @@ class TripletSearch:
             limit_per_node=NODES_PER_SEED,
             provenance=False,
         )
-        partners: dict[UUID, set[UUID]] = {}
-        named: dict[UUID, set[UUID]] = {}
+        for chunk_id in chunk_ids:
+            view.contained.setdefault(chunk_id, [])
         for e in contains:
-            named.setdefault(e.source_id, set()).add(e.target_id)
-        for group in named.values():
+            view.contained[e.source_id].append(e.target_id)
+        partners: dict[UUID, set[UUID]] = {}
+        for chunk_id in chunk_ids:
+            group = view.contained[chunk_id]
             for entity_id in group:
                 partners.setdefault(entity_id, set()).update(group)
         for entity_id, others in partners.items():

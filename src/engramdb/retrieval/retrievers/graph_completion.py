@@ -47,9 +47,10 @@ from engramdb.retrieval.context import (
     graph_context,
     supporting_chunk_ids,
 )
-from engramdb.retrieval.graph_rank import bridge_second, walk_chunks
+from engramdb.retrieval.graph_rank import KnownGraph, bridge_second, walk_chunks
 from engramdb.retrieval.passages import PassageScoring, make_passages, score_passages
 from engramdb.retrieval.retrievers.graph import (
+    NODES_PER_SEED,
     GraphView,
     Triplet,
     TripletSearch,
@@ -392,7 +393,8 @@ async def walk_view(search: TripletSearch, view: GraphView, query: str) -> None:
         return
     seeds = sorted(_prior_rrf(view).items(), key=lambda kv: -kv[1])
     similarity = {e: 1.0 - view.distance[e] for e in view.entity_hits if e in view.distance}
-    walked = await walk_chunks(search.ctx.store, query, seeds, similarity)
+    known = KnownGraph(contains=view.contained, contains_limit=NODES_PER_SEED, nodes=view.nodes)
+    walked = await walk_chunks(search.ctx.store, query, seeds, similarity, known=known)
     view.walked = [c for c, _ in walked if _is_chunk(view.nodes.get(c))]
 
 
