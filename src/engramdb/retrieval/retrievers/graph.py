@@ -6,15 +6,16 @@ collections (``wide_search_top_k`` candidates each, default 100). The hits are p
 
 1. three vector searches (concurrently; a fourth, full-text, when passages are wanted);
 2. the chunk each summary hit summarizes: known from its id for the summaries of chunk hits
-   (``stable_id("summary", chunk_id)``), one ``get_nodes`` for the others;
+   (``stable_id("summary", chunk_id)``), one ``get_nodes`` for the others (before step 3 only
+   for those close enough to change which chunks it projects, else while it runs);
 3. a projection of the best chunk hits (``max(20, 2 * top_k)`` of them, by the better of chunk
    and summary distance): the entities each contains (``incident_edges``) and the facts among
    the entities of one chunk (each entity's facts, ``incident_edges``, kept when the other end
    shares a chunk with it; one ``edges_between`` probe per pair for a hub entity with more
    facts than are read per entity), then one ``get_nodes``;
 4. a projection of the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
-   their facts either way and a few chunks naming them (``incident_edges``), then one
-   ``get_nodes``. Skipped when every one was reached.
+   their facts either way and a few chunks naming them (``incident_edges``, read with step 3's
+   facts), then one ``get_nodes``. Skipped when every one was reached.
 
 Every read is capped per seed (:data:`NODES_PER_SEED` entities per chunk, half that many facts
 per entity and direction, :data:`CHUNKS_PER_ENTITY` chunks per entity), and none follows a
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -256,56 +258,77 @@ class TripletSearch:
         for hit in [*entity_hits, *chunk_hits]:
             _keep_best(view.distance, hit.node_id, hit.score)
         view.entity_hits = [h.node_id for h in entity_hits]
-        for chunk_id, distance in await self._summarised(view, summary_hits, chunk_hits):
-            _keep_best(view.distance, chunk_id, distance)
-        entity_ids = set(view.entity_hits)
-        chunks = [i for i in view.distance if i not in entity_ids]
-        chunks = rank_by_distance(chunks, key=view.distance.get)[: self.projected]
-        await self._project_chunks(view, chunks)
-        # Entity hits the chunk projection did not reach: their facts live in chunks that were
-        # not hits, so they are read separately (the best few only).
-        unreached = [e for e in view.entity_hits if e not in view.nodes][:ENTITY_SEEDS]
-        await self._project_entities(view, unreached)
+        # The chunk a summary hit summarises lends it the hit's distance. A summary built by
+        # ingestion has the id stable_id("summary", chunk_id), so the summaries of chunk hits
+        # need no read; the others are read, and only those that could move a chunk into the
+        # projected best ones are read before the projection (the rest while it runs).
+        by_summary: dict[UUID, UUID] = {}
+        if node_filter is None:  # the filter needs each summary's tags
+            by_summary = {stable_id("summary", h.node_id): h.node_id for h in chunk_hits}
+        for hit in summary_hits:
+            if hit.node_id in by_summary:
+                _keep_best(view.distance, by_summary[hit.node_id], hit.score)
+        unknown = [h for h in summary_hits if h.node_id not in by_summary]
+        chunks = self._best_chunks(view)
+        cut = view.distance[chunks[-1]] if len(chunks) >= self.projected else math.inf
+        urgent = [h for h in unknown if h.score <= cut]
+        if urgent:
+            self._add_summaries(view, urgent, await self._summaries_read(urgent))
+            chunks = self._best_chunks(view)
+        rest = [h for h in unknown if h.score > cut]
+        _, read = await asyncio.gather(self._project(view, chunks), self._summaries_read(rest))
+        self._add_summaries(view, rest, read)
         return view
 
-    async def _summarised(
-        self, view: GraphView, summary_hits: list[ScoredId], chunk_hits: list[ScoredId]
-    ) -> list[tuple[UUID, float]]:
-        """The chunk each summary hit summarises, with the hit's distance, in hit order.
+    def _best_chunks(self, view: GraphView) -> list[UUID]:
+        """The chunks to project: the best ``projected`` chunk hits by distance."""
+        entity_ids = set(view.entity_hits)
+        chunks = [i for i in view.distance if i not in entity_ids]
+        return rank_by_distance(chunks, key=view.distance.get)[: self.projected]
 
-        A summary built by ingestion has the id ``stable_id("summary", chunk_id)``, so the
-        summaries of chunk hits are known without a read; the others (and every one under a
-        ``node_name`` filter, which needs the node's tags) are read in one ``get_nodes`` and
-        kept in the view."""
-        by_summary: dict[UUID, UUID] = {}
-        if self.node_filter is None:
-            by_summary = {stable_id("summary", h.node_id): h.node_id for h in chunk_hits}
-        unknown = [h.node_id for h in summary_hits if h.node_id not in by_summary]
-        for summary in await self.ctx.store.get_nodes(unknown, provenance=False):
+    async def _summaries_read(self, hits: list[ScoredId]) -> list[Node]:
+        """The summary nodes of ``hits`` (one ``get_nodes``; none for no hit)."""
+        return await self.ctx.store.get_nodes([h.node_id for h in hits], provenance=False)
+
+    def _add_summaries(self, view: GraphView, hits: list[ScoredId], nodes: list[Node]) -> None:
+        """Lend each summary hit's distance to the chunk it summarises, in hit order, and keep
+        the summaries (in the recall's datasets, passing the ``node_name`` filter) in the view."""
+        by_id = {n.id: n for n in nodes}
+        for hit in hits:
+            summary = by_id.get(hit.node_id)
+            if summary is None or summary.dataset_id not in self._allowed:
+                continue
             chunk_id = as_uuid(summary.properties.get("chunk_id"))
-            if chunk_id is None or summary.dataset_id not in self._allowed:
+            if chunk_id is None:
                 continue
             if self.node_filter is None or self.node_filter.matches(summary):
-                by_summary[summary.id] = chunk_id
+                _keep_best(view.distance, chunk_id, hit.score)
                 view.nodes[summary.id] = summary
-        return [(by_summary[h.node_id], h.score) for h in summary_hits if h.node_id in by_summary]
 
     async def extend(self, view: GraphView, entity_ids: list[UUID]) -> None:
         """Load the facts around ``entity_ids`` not loaded yet (context extension)."""
         await self._project_entities(view, [i for i in entity_ids if i not in view.expanded])
 
-    async def _project_chunks(self, view: GraphView, chunk_ids: list[UUID]) -> None:
-        """The entities each chunk contains (at most :data:`NODES_PER_SEED`) and the facts
-        among the entities of one chunk (:meth:`_facts_among`), then one ``get_nodes``. A hub
-        entity's thousands of other edges are never read."""
-        if not chunk_ids:
-            return
-        contains = await self.ctx.store.incident_edges(
-            chunk_ids,
-            direction="out",
-            relations=["contains"],
-            limit_per_node=NODES_PER_SEED,
-            provenance=False,
+    async def _project(self, view: GraphView, chunk_ids: list[UUID]) -> None:
+        """Project the best chunk hits and the entity hits they do not reach.
+
+        Each chunk's entities (at most :data:`NODES_PER_SEED`, one ``incident_edges`` read),
+        then at once: the facts among the entities of one chunk (:meth:`_facts_among`), those
+        entities' nodes (one ``get_nodes``), and for the best entity hits none of the chunks
+        contains (their facts live in chunks that were no hits; up to :data:`ENTITY_SEEDS`)
+        their facts and a few chunks naming them (:meth:`_entity_edges`), whose other nodes a
+        last ``get_nodes`` loads. A hub entity's thousands of other edges are never read."""
+        store = self.ctx.store
+        contains = (
+            await store.incident_edges(
+                chunk_ids,
+                direction="out",
+                relations=["contains"],
+                limit_per_node=NODES_PER_SEED,
+                provenance=False,
+            )
+            if chunk_ids
+            else []
         )
         for chunk_id in chunk_ids:
             view.contained.setdefault(chunk_id, [])
@@ -318,10 +341,21 @@ class TripletSearch:
                 partners.setdefault(entity_id, set()).update(group)
         for entity_id, others in partners.items():
             others.discard(entity_id)
-        facts = await self._facts_among(partners)
+        reached = {e.target_id for e in contains}
+        unreached = [e for e in view.entity_hits if e not in reached][:ENTITY_SEEDS]
         wanted = [*chunk_ids, *(e.target_id for e in contains)]
-        await self._load(view, wanted, [*contains, *facts])
+        missing = [i for i in dict.fromkeys(wanted) if i not in view.nodes]
+        facts, nodes, around = await asyncio.gather(
+            self._facts_among(partners),
+            store.get_nodes(missing, provenance=False),
+            self._entity_edges(unreached),
+        )
+        view.merge(Subgraph(nodes=nodes, edges=[*contains, *facts]), self._allowed)
         view.expanded.update(chunk_ids)
+        if unreached:
+            ends = [n for e in around for n in (e.source_id, e.target_id)]
+            await self._load(view, [*unreached, *ends], around)
+            view.expanded.update(unreached)
 
     async def _facts_among(self, partners: dict[UUID, set[UUID]]) -> list[Edge]:
         """Every fact ``a —r→ b`` with ``b`` in ``partners[a]`` (the entities sharing a chunk
@@ -353,23 +387,29 @@ class TripletSearch:
         return facts
 
     async def _project_entities(self, view: GraphView, entity_ids: list[UUID]) -> None:
-        """Each entity's facts in either direction (at most :data:`FACTS_PER_ENTITY` each way)
-        and a few chunks naming it, with their endpoints: three ``incident_edges`` reads and one
-        ``get_nodes``, bounded per entity however many chunks name it."""
+        """Load each entity's facts and a few chunks naming it (:meth:`_entity_edges`) with
+        their endpoints (one ``get_nodes``)."""
         if not entity_ids:
             return
-        store = self.ctx.store
+        edges = await self._entity_edges(entity_ids)
+        ends = [n for e in edges for n in (e.source_id, e.target_id)]
+        await self._load(view, [*entity_ids, *ends], edges)
+        view.expanded.update(entity_ids)
+
+    async def _entity_edges(self, entity_ids: list[UUID]) -> list[Edge]:
+        """Each entity's facts in either direction (at most :data:`FACTS_PER_ENTITY` each way)
+        and a few chunks naming it: three ``incident_edges`` reads, bounded per entity however
+        many chunks name it."""
+        if not entity_ids:
+            return []
         structural = sorted(_STRUCTURAL_RELATIONS)
-        read = functools.partial(store.incident_edges, entity_ids, provenance=False)
+        read = functools.partial(self.ctx.store.incident_edges, entity_ids, provenance=False)
         outgoing, incoming, named_in = await asyncio.gather(
             read(direction="out", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
             read(direction="in", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
             read(direction="in", relations=["contains"], limit_per_node=CHUNKS_PER_ENTITY),
         )
-        edges = [*outgoing, *incoming, *named_in]
-        wanted = [*entity_ids, *(n for e in edges for n in (e.source_id, e.target_id))]
-        await self._load(view, wanted, edges)
-        view.expanded.update(entity_ids)
+        return [*outgoing, *incoming, *named_in]
 
     async def _load(self, view: GraphView, node_ids: list[UUID], edges: list[Edge]) -> None:
         """Add ``edges`` and the nodes of ``node_ids`` not in the view yet (one ``get_nodes``),
