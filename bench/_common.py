@@ -199,6 +199,17 @@ async def kept_engramdb(
         set_engine(None)
 
 
+def use_multi_hop() -> None:
+    """--multi-hop of hotpotqa.py and locomo.py: HYBRID_COMPLETION with ``hybrid.MULTI_HOP``
+    and GRAPH_COMPLETION with its graph lane and prose split, the configuration measured for
+    issue 18."""
+    from engramdb.retrieval.retrievers import graph_completion, hybrid
+
+    hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
+    graph_completion.GRAPH_LANE_WEIGHT = 1.0
+    graph_completion.PROSE_PASSAGE_WORDS = 50
+
+
 def write_json(path: str | None, payload: dict[str, Any]) -> None:
     if not path:
         return

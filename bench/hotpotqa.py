@@ -52,6 +52,7 @@ from _common import (
     load_note,
     peak_rss_mb,
     pin_cores,
+    use_multi_hop,
     write_json,
 )
 from locomo import BM25
@@ -215,17 +216,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="turn on the graph lane, bridge slot and prose split (off by default in engramdb)",
     )
     return parser.parse_args(argv)
-
-
-def use_multi_hop() -> None:
-    """--multi-hop: HYBRID_COMPLETION with ``hybrid.MULTI_HOP`` and GRAPH_COMPLETION with its
-    graph lane and prose split, the configuration measured for issue 18 (engramdb's defaults
-    keep them off until LoCoMo dev and latency are re-measured with them on)."""
-    from engramdb.retrieval.retrievers import graph_completion, hybrid
-
-    hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
-    graph_completion.GRAPH_LANE_WEIGHT = 1.0
-    graph_completion.PROSE_PASSAGE_WORDS = 50
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -50,6 +50,7 @@ from _common import (
     peak_rss_mb,
     percentile,
     pin_cores,
+    use_multi_hop,
     write_json,
 )
 
@@ -566,6 +567,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cores", type=int, default=2, help="pin to N cores (0 = all)")
     parser.add_argument("--json", dest="json_path", metavar="OUT.json")
     parser.add_argument(
+        "--multi-hop",
+        action="store_true",
+        help="turn on the graph lane, bridge slot and prose split (as bench/hotpotqa.py)",
+    )
+    parser.add_argument(
         "--keep-store",
         metavar="DIR",
         help="keep (and reuse) the store in DIR: a later run skips ingestion",
@@ -575,6 +581,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.multi_hop:
+        use_multi_hop()
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()]
     unknown = [t for t in types if t not in ALL_TYPES]
     if unknown:

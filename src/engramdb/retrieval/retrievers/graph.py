@@ -48,6 +48,7 @@ import asyncio
 import functools
 import math
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -224,27 +225,40 @@ class TripletSearch:
         matrix = await self.ctx.embedder.embed(queries)
         return [matrix[i] for i in range(len(queries))]
 
-    async def _lexical(self, query: str, datasets: list[UUID], k: int) -> list[ScoredId]:
-        if k <= 0 or not query:
+    async def lexical(self, query: str) -> list[ScoredId]:
+        """The best full-text chunk hits for ``query`` (``lexical_k`` of them, widened under a
+        ``node_name`` filter; none for ``lexical_k`` 0). It needs no embedding: a caller may
+        start it first and pass it to :meth:`search`, so that it overlaps the embedding."""
+        datasets = self.searchable
+        node_filter = self.node_filter
+        k = node_filter.widen(self.lexical_k) if node_filter else self.lexical_k
+        if k <= 0 or not query or not datasets:
             return []
         return await self.ctx.store.lexical_search(CHUNK_COLLECTION, query, datasets, k)
 
-    async def search(self, vector: Vector, query: str = "") -> GraphView:
+    async def search(
+        self,
+        vector: Vector,
+        query: str = "",
+        lexical: Awaitable[list[ScoredId]] | None = None,
+    ) -> GraphView:
         """Vector hits in the three collections and the one-hop graph around them (and, with
-        ``lexical_k`` > 0 and a ``query``, its best full-text chunk hits)."""
+        ``lexical_k`` > 0 and a ``query``, its best full-text chunk hits: ``lexical`` when the
+        caller started :meth:`lexical` already)."""
         view = GraphView()
         datasets = self.searchable
         if not datasets:
+            if lexical is not None:
+                await lexical
             return view
         store, k, node_filter = self.ctx.store, self.wide_top_k, self.node_filter
         if node_filter is not None:
             k = node_filter.widen(k)
-        lexical_k = node_filter.widen(self.lexical_k) if node_filter else self.lexical_k
         entity_hits, summary_hits, chunk_hits, lexical_hits = await asyncio.gather(
             store.vector_search(ENTITY_COLLECTION, vector, datasets, k),
             store.vector_search(SUMMARY_COLLECTION, vector, datasets, k),
             store.vector_search(CHUNK_COLLECTION, vector, datasets, k),
-            self._lexical(query, datasets, lexical_k),
+            self.lexical(query) if lexical is None else lexical,
         )
         if node_filter is not None:  # node_name: only tagged nodes are candidates
             hits = [*entity_hits, *chunk_hits, *lexical_hits]

@@ -26,6 +26,7 @@ Merged contexts (COT, extension, decomposition) hold at most ``2 * top_k`` tripl
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
@@ -158,8 +159,13 @@ class GraphCompletionRetriever(Retriever):
         self, ctx: RetrievalContext, opts: RecallOptions, search: TripletSearch
     ) -> Collected:
         """The ranked triplets for the context (the plain search for the question)."""
-        (vector,) = await search.embed([opts.query])
-        view = await search.search(vector, opts.query)
+        lexical = asyncio.ensure_future(search.lexical(opts.query))  # overlaps the embedding
+        try:
+            (vector,) = await search.embed([opts.query])
+        except BaseException:
+            lexical.cancel()
+            raise
+        view = await search.search(vector, opts.query, lexical)
         return Collected(search.triplets(view, opts.top_k), view)
 
     async def build(
@@ -170,7 +176,26 @@ class GraphCompletionRetriever(Retriever):
         opts: RecallOptions,
         preamble: str = "",
     ) -> BuiltContext:
-        """Render ``triplets`` with the chunks asserting them (or their summaries)."""
+        """Render ``triplets`` with the chunks asserting them (or their summaries), then what
+        a conversation established about the facts' entities (improve's build_truth_subspace;
+        fail-open, nothing when they have no anchors), which is read meanwhile."""
+        entities = [n for t in triplets for n in (t.source, t.target) if n.type == NodeType.ENTITY]
+        built, block = await asyncio.gather(
+            self._render(search, view, triplets, opts, preamble),
+            anchor_block(search.ctx.store, entities if self.descriptions else []),
+        )
+        if block and built.text:
+            built = replace(built, text=f"{built.text}\n\n{block}")
+        return built
+
+    async def _render(
+        self,
+        search: TripletSearch,
+        view: GraphView,
+        triplets: list[Triplet],
+        opts: RecallOptions,
+        preamble: str,
+    ) -> BuiltContext:
         chunks = await search.chunk_nodes(view, supporting_chunk_ids(triplets))
         sources = list(chunks.values())
         passages: list[Passage] = []
@@ -182,7 +207,7 @@ class GraphCompletionRetriever(Retriever):
             if self.summaries:  # the chunks' summaries, in the same (importance-aware) ranking
                 ranked = {p.chunk.id: p.chunk for p in passages}
                 passages = await _summaries(search, view, list(ranked.values()))
-        built = graph_context(
+        return graph_context(
             triplets,
             passages,
             sources=sources,
@@ -193,16 +218,6 @@ class GraphCompletionRetriever(Retriever):
             verbose=opts.verbose,
             preamble=preamble,
         )
-        if self.descriptions and built.text:
-            # what a conversation established about the facts' entities (improve's
-            # build_truth_subspace); fail-open, "" when they have no anchors
-            entities = [
-                n for t in triplets for n in (t.source, t.target) if n.type == NodeType.ENTITY
-            ]
-            block = await anchor_block(search.ctx.store, entities)
-            if block:
-                built = replace(built, text=f"{built.text}\n\n{block}")
-        return built
 
 
 class TripletCompletionRetriever(GraphCompletionRetriever):
