@@ -208,6 +208,7 @@ def use_multi_hop() -> None:
     hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
     graph_completion.GRAPH_LANE_WEIGHT = 1.0
     graph_completion.PROSE_PASSAGE_WORDS = 50
+    graph_completion.PASSAGE_SCORING = graph_completion.MULTI_HOP_PASSAGE_SCORING
 
 
 def write_json(path: str | None, payload: dict[str, Any]) -> None:
