@@ -155,10 +155,7 @@ async def isolated_engramdb(
     from engramdb.engine import get_engine, set_engine
 
     data_dir = Path(tempfile.mkdtemp(prefix=prefix))
-    engramdb.config.set("engramdb_data_dir", data_dir)
-    engramdb.config.set("engramdb_storage_url", "")
-    engramdb.config.set("embedding_provider", embedder)
-    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
+    _use_store(data_dir, embedder, fake_dimensions)
     try:
         yield data_dir
     finally:
@@ -169,6 +166,16 @@ async def isolated_engramdb(
             set_engine(None)
         finally:
             shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _use_store(data_dir: Path, embedder: str, fake_dimensions: int) -> None:
+    """Point engramdb at the SQLite store in ``data_dir`` with the chosen embedder."""
+    import engramdb
+
+    engramdb.config.set("engramdb_data_dir", data_dir)
+    engramdb.config.set("engramdb_storage_url", "")
+    engramdb.config.set("embedding_provider", embedder)
+    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
 
 
 @contextlib.asynccontextmanager
@@ -184,14 +191,10 @@ async def kept_engramdb(
         ) as data_dir:
             yield data_dir
         return
-    import engramdb
     from engramdb.engine import get_engine, set_engine
 
     keep.mkdir(parents=True, exist_ok=True)
-    engramdb.config.set("engramdb_data_dir", keep)
-    engramdb.config.set("engramdb_storage_url", "")
-    engramdb.config.set("embedding_provider", embedder)
-    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
+    _use_store(keep, embedder, fake_dimensions)
     try:
         yield keep
     finally:

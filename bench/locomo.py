@@ -435,7 +435,7 @@ class IngestFigures:
         }
 
 
-async def _ingest(
+async def ingest_conversations(
     conversations: Sequence[Conversation], ingest: IngestFigures, progress: Callable[[str], None]
 ) -> None:
     """One remember() call per session, into one dataset per conversation."""
@@ -500,7 +500,7 @@ async def run_engramdb(
             progress(f"reusing the store in {data_dir}")
             figures = None
         else:
-            await _ingest(conversations, ingest, progress)
+            await ingest_conversations(conversations, ingest, progress)
             marker.write_text(ingested, encoding="utf-8")
 
         for system in systems:
