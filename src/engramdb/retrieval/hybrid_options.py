@@ -52,9 +52,9 @@ class HybridConfig:
     #: entities and the best fused chunks over the entity–chunk graph (0 turns it off; see
     #: :mod:`engramdb.retrieval.graph_rank`). It brings a multi-hop question's second-hop
     #: paragraph, which shares few words with the question, into the pool.
-    #: Off by default until it is measured not to cost LoCoMo dev or HYBRID latency (the one
-    #: run so far: HotpotQA-50 up, LoCoMo dev one question down per budget); the lane's figures
-    #: come from ``MULTI_HOP`` below.
+    #: Off by default: with ``MULTI_HOP`` below HotpotQA-50 gains (0.673 / 0.857 ->
+    #: 0.714 / 0.918 @100 / @300) but LoCoMo dev @750 drops under 0.94 (0.858 / 0.940 ->
+    #: 0.862 / 0.931; bench/README.md, issue 18).
     graph_weight: float = 0.0
     walk: GraphWalk = DEFAULT_WALK
     #: Move the walk's best chunk (other than the first passage's) to second place.
