@@ -155,10 +155,7 @@ async def isolated_engramdb(
     from engramdb.engine import get_engine, set_engine
 
     data_dir = Path(tempfile.mkdtemp(prefix=prefix))
-    engramdb.config.set("engramdb_data_dir", data_dir)
-    engramdb.config.set("engramdb_storage_url", "")
-    engramdb.config.set("embedding_provider", embedder)
-    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
+    _use_store(data_dir, embedder, fake_dimensions)
     try:
         yield data_dir
     finally:
@@ -169,6 +166,52 @@ async def isolated_engramdb(
             set_engine(None)
         finally:
             shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _use_store(data_dir: Path, embedder: str, fake_dimensions: int) -> None:
+    """Point engramdb at the SQLite store in ``data_dir`` with the chosen embedder."""
+    import engramdb
+
+    engramdb.config.set("engramdb_data_dir", data_dir)
+    engramdb.config.set("engramdb_storage_url", "")
+    engramdb.config.set("embedding_provider", embedder)
+    engramdb.config.set("embedding_dimensions", fake_dimensions if embedder == "fake" else 384)
+
+
+@contextlib.asynccontextmanager
+async def kept_engramdb(
+    embedder: str, keep: Path | None, *, fake_dimensions: int = 64, prefix: str = "engramdb-bench-"
+) -> AsyncIterator[Path]:
+    """:func:`isolated_engramdb`, or with ``keep`` (a benchmark's --keep-store DIR) a store kept
+    in DIR and reused by the next run, which then skips ingestion (delete DIR after changing
+    ingestion)."""
+    if keep is None:
+        async with isolated_engramdb(
+            embedder, fake_dimensions=fake_dimensions, prefix=prefix
+        ) as data_dir:
+            yield data_dir
+        return
+    from engramdb.engine import get_engine, set_engine
+
+    keep.mkdir(parents=True, exist_ok=True)
+    _use_store(keep, embedder, fake_dimensions)
+    try:
+        yield keep
+    finally:
+        await get_engine().close()
+        set_engine(None)
+
+
+def use_multi_hop() -> None:
+    """--multi-hop of hotpotqa.py and locomo.py: HYBRID_COMPLETION with ``hybrid.MULTI_HOP``
+    and GRAPH_COMPLETION with its graph lane and prose split, the configuration measured for
+    issue 18."""
+    from engramdb.retrieval.retrievers import graph_completion, hybrid
+
+    hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
+    graph_completion.GRAPH_LANE_WEIGHT = 1.0
+    graph_completion.PROSE_PASSAGE_WORDS = 50
+    graph_completion.PASSAGE_SCORING = graph_completion.MULTI_HOP_PASSAGE_SCORING
 
 
 def write_json(path: str | None, payload: dict[str, Any]) -> None:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import math
 import os
@@ -40,7 +39,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,11 +47,12 @@ from typing import Any
 from _common import (
     REPO_ROOT,
     format_table,
-    isolated_engramdb,
+    kept_engramdb,
     latency_summary,
     load_note,
     peak_rss_mb,
     pin_cores,
+    use_multi_hop,
     write_json,
 )
 from locomo import BM25
@@ -118,11 +118,15 @@ class SystemResult:
     key: str
     extra_words: int = 0
     positions: list[int | None] = field(default_factory=list)
+    #: The words of each context within the largest budget (lower-cased).
+    windows: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     error: str | None = None
 
     def record(self, q: Question, items: Sequence[str]) -> None:
-        self.positions.append(answer_rank(items, q, BUDGETS[-1] + self.extra_words))
+        words = BUDGETS[-1] + self.extra_words
+        self.positions.append(answer_rank(items, q, words))
+        self.windows.append(" ".join(" ".join(items).split()[:words]).lower())
 
     def at(self, words: int) -> float:
         if not self.positions:
@@ -131,16 +135,23 @@ class SystemResult:
         return sum(1 for p in self.positions if p is not None and p <= limit) / len(self.positions)
 
 
-def bridge_kind(q: Question, corpus: Sequence[str], bm25: BM25) -> str:
+def bridge_kind(q: Question, corpus: Sequence[str], bm25: BM25) -> tuple[str, str, str]:
     """ "direct" when the best BM25-ranked paragraph holding the answer shares a capitalised
-    name with the question, "bridge" when it does not (a second hop), "-" when none holds it."""
+    name with the question, "bridge" when it does not (a second hop), "-" when none holds it;
+    for a bridge question also the bridge entity, the name that paragraph is about (its first
+    name: a HotpotQA paragraph opens with its title), and the paragraph's first eight words
+    (lower-cased), which show whether a context holds the paragraph ("" for the others)."""
     pattern = q.pattern()
     for i in bm25.search(q.text, len(corpus)):
         if pattern.search(corpus[i].lower()):
             names = {m.group(0).lower() for m in _NAME.finditer(q.text)}
             para = corpus[i].lower()
-            return "direct" if any(n in para for n in names if len(n) > 3) else "bridge"
-    return "-"
+            if any(n in para for n in names if len(n) > 3):
+                return "direct", "", ""
+            subject = _NAME.search(corpus[i])
+            opening = " ".join(corpus[i].split()[:8]).lower()
+            return "bridge", subject.group(0).strip() if subject else "?", opening
+    return "-", "", ""
 
 
 async def run_engramdb(
@@ -165,7 +176,7 @@ async def run_engramdb(
         for t in ALL_TYPES
         if t in types
     ]
-    async with _store(embedder, keep) as data_dir:
+    async with kept_engramdb(embedder, keep, prefix="hotpot-") as data_dir:
         marker = data_dir / "hotpot-ingested"
         ingest = math.nan
         if not marker.exists():
@@ -198,29 +209,6 @@ async def run_engramdb(
     return ingest, systems
 
 
-@contextlib.asynccontextmanager
-async def _store(embedder: str, keep: Path | None) -> AsyncIterator[Path]:
-    """A fresh temporary store, or with ``keep`` (--keep-store DIR) a store kept in DIR and
-    reused by the next run (ingestion is then skipped; delete DIR after changing ingestion)."""
-    if keep is None:
-        async with isolated_engramdb(embedder, prefix="hotpot-") as data_dir:
-            yield data_dir
-        return
-    import engramdb
-    from engramdb.engine import get_engine, set_engine
-
-    keep.mkdir(parents=True, exist_ok=True)
-    engramdb.config.set("engramdb_data_dir", keep)
-    engramdb.config.set("engramdb_storage_url", "")
-    engramdb.config.set("embedding_provider", embedder)
-    engramdb.config.set("embedding_dimensions", 64 if embedder == "fake" else 384)
-    try:
-        yield keep
-    finally:
-        await get_engine().close()
-        set_engine(None)
-
-
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help=f"directory of the two JSON files (default {DEFAULT_DATA})")
@@ -239,17 +227,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="turn on the graph lane, bridge slot and prose split (off by default in engramdb)",
     )
     return parser.parse_args(argv)
-
-
-def use_multi_hop() -> None:
-    """--multi-hop: HYBRID_COMPLETION with ``hybrid.MULTI_HOP`` and GRAPH_COMPLETION with its
-    graph lane and prose split, the configuration measured for issue 18 (engramdb's defaults
-    keep them off until LoCoMo dev and latency are re-measured with them on)."""
-    from engramdb.retrieval.retrievers import graph_completion, hybrid
-
-    hybrid.HybridRetriever.__init__.__defaults__ = (hybrid.MULTI_HOP,)
-    graph_completion.GRAPH_LANE_WEIGHT = 1.0
-    graph_completion.PROSE_PASSAGE_WORDS = 50
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,19 +295,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table(headers, rows))
     print("(ref = cognee 1.6.5, /work/shared/REFERENCE-FIGURES.md; full set only)")
 
-    kinds = [bridge_kind(q, corpus, bm25_index) for q in questions]
+    hops = [bridge_kind(q, corpus, bm25_index) for q in questions]
+    kinds = [k for k, _, _ in hops]
+    bridges = [b for _, b, _ in hops]
+    openings = [o for _, _, o in hops]
     if args.hops:
         hop_rows = []
         for i, q in enumerate(questions):
-            row: list[object] = [q.text[:60], q.answer[:20], kinds[i]]
+            row: list[object] = [q.text[:60], q.answer[:20], kinds[i], bridges[i][:28] or "-"]
             for s in systems:
                 pos = s.positions[i] if i < len(s.positions) else None
-                row.append(pos if pos is not None else "miss")
+                mark = ""
+                if openings[i] and i < len(s.windows):
+                    mark = " +" if openings[i] in s.windows[i] else " -"
+                row.append(f"{pos if pos is not None else 'miss'}{mark}")
             hop_rows.append(row)
-        print("\nPer question: word position of the answer in each context (budget 300 + extra)")
         print(
-            format_table(["question", "answer", "hop", *[SHORT[s.key] for s in systems]], hop_rows)
+            "\nPer question: word position of the answer in each context (budget 300 + extra); "
+            "for a bridge question, + / - : the bridge entity's paragraph is / is not in it"
         )
+        heads = ["question", "answer", "hop", "bridge entity", *[SHORT[s.key] for s in systems]]
+        print(format_table(heads, hop_rows))
+        reached = []
+        for s in systems:
+            hit = [openings[i] in s.windows[i] for i in range(len(s.windows)) if openings[i]]
+            reached.append(f"{SHORT[s.key]} {sum(hit)}/{len(hit)}")
+        print("bridge paragraph in the context (bridge questions): " + ", ".join(reached))
     by_kind = []
     for kind in ("direct", "bridge", "-"):
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -367,6 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for s in systems
         ],
         "hop_kinds": kinds,
+        "bridge_entities": bridges,
         "ingest_seconds": ingest,
     }
     write_json(args.json_path, payload)

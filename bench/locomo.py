@@ -44,12 +44,13 @@ from typing import Any
 from _common import (
     REPO_ROOT,
     format_table,
-    isolated_engramdb,
+    kept_engramdb,
     latency_summary,
     load_note,
     peak_rss_mb,
     percentile,
     pin_cores,
+    use_multi_hop,
     write_json,
 )
 
@@ -434,6 +435,35 @@ class IngestFigures:
         }
 
 
+async def ingest_conversations(
+    conversations: Sequence[Conversation], ingest: IngestFigures, progress: Callable[[str], None]
+) -> None:
+    """One remember() call per session, into one dataset per conversation."""
+    import engramdb
+
+    started = time.perf_counter()
+    for conv in conversations:
+        for session in conv.sessions:
+            t0 = time.perf_counter()
+            res = await engramdb.remember(
+                session.text,
+                dataset_name=conv.dataset,
+                external_metadata={
+                    "session": session.number,
+                    "date": session.date,
+                    "conversation": conv.sample_id,
+                },
+                self_improvement=False,
+            )
+            ingest.call_seconds.append(time.perf_counter() - t0)
+            for key in ("documents", "skipped", "chunks", "vectors"):
+                setattr(ingest, key, getattr(ingest, key) + int(res.counts.get(key, 0)))
+            for stage, value in res.timings.items():
+                ingest.stage[stage] = ingest.stage.get(stage, 0.0) + float(value)
+        progress(f"ingested {conv.sample_id}: {len(conv.sessions)} sessions")
+    ingest.seconds = time.perf_counter() - started
+
+
 async def run_engramdb(
     conversations: Sequence[Conversation],
     *,
@@ -442,7 +472,8 @@ async def run_engramdb(
     top_k: int,
     types: Sequence[str] = ALL_TYPES,
     progress: Callable[[str], None],
-) -> tuple[IngestFigures, list[SystemResult], float]:
+    keep: Path | None = None,
+) -> tuple[IngestFigures | None, list[SystemResult], float]:
     import engramdb
     from engramdb import SearchType
 
@@ -457,28 +488,20 @@ async def run_engramdb(
         for t in ALL_TYPES
         if t in types
     ]
-    async with isolated_engramdb(embedder, fake_dimensions=fake_dimensions, prefix="locomo-"):
-        started = time.perf_counter()
-        for conv in conversations:
-            for session in conv.sessions:
-                t0 = time.perf_counter()
-                res = await engramdb.remember(
-                    session.text,
-                    dataset_name=conv.dataset,
-                    external_metadata={
-                        "session": session.number,
-                        "date": session.date,
-                        "conversation": conv.sample_id,
-                    },
-                    self_improvement=False,
-                )
-                ingest.call_seconds.append(time.perf_counter() - t0)
-                for key in ("documents", "skipped", "chunks", "vectors"):
-                    setattr(ingest, key, getattr(ingest, key) + int(res.counts.get(key, 0)))
-                for stage, value in res.timings.items():
-                    ingest.stage[stage] = ingest.stage.get(stage, 0.0) + float(value)
-            progress(f"ingested {conv.sample_id}: {len(conv.sessions)} sessions")
-        ingest.seconds = time.perf_counter() - started
+    async with kept_engramdb(
+        embedder, keep, fake_dimensions=fake_dimensions, prefix="locomo-"
+    ) as data_dir:
+        marker = data_dir / "locomo-ingested"
+        ingested = ",".join(c.sample_id for c in conversations)
+        figures: IngestFigures | None = ingest
+        if marker.exists():
+            if marker.read_text(encoding="utf-8") != ingested:
+                sys.exit(f"{data_dir} holds other conversations: delete it or pick another DIR")
+            progress(f"reusing the store in {data_dir}")
+            figures = None
+        else:
+            await ingest_conversations(conversations, ingest, progress)
+            marker.write_text(ingested, encoding="utf-8")
 
         for system in systems:
             search_type = SearchType(system.key)
@@ -514,7 +537,7 @@ async def run_engramdb(
             progress(f"asked {len(system.categories)} questions with {system.key}")
         t0 = time.perf_counter()
     forget_seconds = time.perf_counter() - t0
-    return ingest, systems, forget_seconds
+    return figures, systems, forget_seconds
 
 
 # --------------------------------------------------------------------------------------------
@@ -543,11 +566,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--baselines-only", action="store_true", help="skip engramdb")
     parser.add_argument("--cores", type=int, default=2, help="pin to N cores (0 = all)")
     parser.add_argument("--json", dest="json_path", metavar="OUT.json")
+    parser.add_argument(
+        "--multi-hop",
+        action="store_true",
+        help="turn on the graph lane, bridge slot and prose split (as bench/hotpotqa.py)",
+    )
+    parser.add_argument(
+        "--keep-store",
+        metavar="DIR",
+        help="keep (and reuse) the store in DIR: a later run skips ingestion",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.multi_hop:
+        use_multi_hop()
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()]
     unknown = [t for t in types if t not in ALL_TYPES]
     if unknown:
@@ -592,6 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     top_k=args.top_k,
                     types=types,
                     progress=progress,
+                    keep=Path(args.keep_store) if args.keep_store else None,
                 )
             )
             systems.extend(engram_systems)

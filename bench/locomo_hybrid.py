@@ -49,9 +49,11 @@ from locomo import (
     UNITS,
     Budget,
     Conversation,
+    IngestFigures,
     Question,
     SystemResult,
     evidence_hit,
+    ingest_conversations,
     load_conversations,
     resolve_data_path,
     run_baselines,
@@ -117,22 +119,9 @@ async def run_engramdb(
     run.systems = {key: SystemResult(name, key) for key, name in names.items()}
     hybrid, temporal = HybridRetriever(), TemporalRetriever()
     async with isolated_engramdb(embedder, prefix="locomo-hybrid-"):
-        started = time.perf_counter()
-        for conv in conversations:
-            for session in conv.sessions:
-                res = await engramdb.remember(
-                    session.text,
-                    dataset_name=conv.dataset,
-                    external_metadata={
-                        "session": session.number,
-                        "date": session.date,
-                        "conversation": conv.sample_id,
-                    },
-                    self_improvement=False,
-                )
-                run.chunks += int(res.counts.get("chunks", 0))
-            progress(f"ingested {conv.sample_id}: {len(conv.sessions)} sessions")
-        run.ingest_seconds = time.perf_counter() - started
+        figures = IngestFigures()
+        await ingest_conversations(conversations, figures, progress)
+        run.chunks, run.ingest_seconds = figures.chunks, figures.seconds
 
         engine = get_engine()
         store = engine.store

@@ -26,8 +26,8 @@ the passages the caller scores (the walk only chooses and orders candidates).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypeVar
 from uuid import UUID
 
 from engramdb.extract.resolve import name_core, text_words
@@ -37,6 +37,7 @@ from engramdb.storage.base import Store
 __all__ = [
     "DEFAULT_WALK",
     "GraphWalk",
+    "KnownGraph",
     "bridge_second",
     "name_in_question",
     "personalized_pagerank",
@@ -80,6 +81,26 @@ class GraphWalk:
 
 
 DEFAULT_WALK = GraphWalk()
+
+
+@dataclass(frozen=True, slots=True)
+class KnownGraph:
+    """What the caller has read already, so the walk does not read it again. Each mapping holds
+    the first ``*_limit`` ``contains`` edges a node has in the store's order (what an
+    ``incident_edges`` read with that ``limit_per_node`` returns); the walk uses a node's list
+    only when that limit covers its own."""
+
+    #: chunk id -> the entities it contains (outgoing ``contains``).
+    contains: Mapping[UUID, Sequence[UUID]] = field(default_factory=dict)
+    contains_limit: int = 0
+    #: entity id -> the chunks containing it (incoming ``contains``).
+    contained_in: Mapping[UUID, Sequence[UUID]] = field(default_factory=dict)
+    contained_in_limit: int = 0
+    #: Nodes by id.
+    nodes: Mapping[UUID, Node] = field(default_factory=dict)
+
+
+_NOTHING_KNOWN = KnownGraph()
 
 
 def personalized_pagerank(
@@ -147,39 +168,40 @@ async def walk_chunks(
     seed_chunks: Sequence[tuple[UUID, float]],
     entity_hits: Mapping[UUID, float],
     walk: GraphWalk = DEFAULT_WALK,
+    known: KnownGraph = _NOTHING_KNOWN,
 ) -> list[tuple[UUID, float]]:
     """Chunks ranked by personalized PageRank from the question's seeds (best first, with
     their mass). ``seed_chunks`` are fused chunk hits (id, score > 0), best first;
-    ``entity_hits`` entity id -> similarity (0..1) of entity vector hits. Three store reads:
-    the seed chunks' entities, those entities' names, and their containing chunks."""
+    ``entity_hits`` entity id -> similarity (0..1) of entity vector hits. At most three store
+    reads: the seed chunks' entities, those entities' names, and their containing chunks, each
+    for what ``known`` does not hold already."""
     seeds = [(c, s) for c, s in seed_chunks[: walk.seed_chunks] if s > 0]
     if not seeds:
         return []
-    seed_ids = [c for c, _ in seeds]
-    contains = await store.incident_edges(
-        seed_ids,
-        direction="out",
-        relations=["contains"],
-        limit_per_node=walk.entities_per_chunk,
-        provenance=False,
+    contained = await _incident(
+        store,
+        [c for c, _ in seeds],
+        "out",
+        walk.entities_per_chunk,
+        known.contains if known.contains_limit >= walk.entities_per_chunk else {},
     )
-    entity_ids = list(dict.fromkeys(e.target_id for e in contains))
+    entity_ids = list(dict.fromkeys(e for entities in contained.values() for e in entities))
     hit_ids = [e for e, s in entity_hits.items() if s >= walk.min_similarity]
     candidates = list(dict.fromkeys([*entity_ids, *hit_ids]))
     if not candidates:
         return []
-    nodes = await store.get_nodes(candidates, provenance=False)
+    missing = [c for c in candidates if c not in known.nodes]
+    read = {n.id: n for n in await store.get_nodes(missing, provenance=False)} if missing else {}
+    nodes = [n for c in candidates if (n := known.nodes.get(c) or read.get(c)) is not None]
     entities = {n.id: n for n in nodes if n.type == NodeType.ENTITY}
-    back = await store.incident_edges(
+    chunks_of = await _incident(
+        store,
         list(entities),
-        direction="in",
-        relations=["contains"],
-        limit_per_node=walk.fan_out + 1,
-        provenance=False,
+        "in",
+        walk.fan_out + 1,
+        known.contained_in if known.contained_in_limit >= walk.fan_out + 1 else {},
     )
-    chunks_of: dict[UUID, list[UUID]] = {}
-    for edge in back:
-        chunks_of.setdefault(edge.target_id, []).append(edge.source_id)
+    chunks_of = {e: chunks for e, chunks in chunks_of.items() if chunks}
 
     graph: dict[UUID, dict[UUID, float]] = {}
     for entity_id, chunk_ids in chunks_of.items():
@@ -222,6 +244,36 @@ async def walk_chunks(
     scored = [kv for kv in scored if kv[1] > 1e-12]
     scored.sort(key=lambda kv: -kv[1])
     return scored[: walk.limit]
+
+
+async def _incident(
+    store: Store,
+    node_ids: list[UUID],
+    direction: Literal["out", "in"],
+    limit: int,
+    known: Mapping[UUID, Sequence[UUID]],
+) -> dict[UUID, list[UUID]]:
+    """Each node's ``contains`` neighbours (at most ``limit``, in the store's order), from
+    ``known`` where it has the node, the others in one ``incident_edges`` read."""
+    missing = [n for n in node_ids if n not in known]
+    edges = (
+        await store.incident_edges(
+            missing,
+            direction=direction,
+            relations=["contains"],
+            limit_per_node=limit,
+            provenance=False,
+        )
+        if missing
+        else []
+    )
+    read: dict[UUID, list[UUID]] = {}
+    for edge in edges:
+        if direction == "out":
+            read.setdefault(edge.source_id, []).append(edge.target_id)
+        else:
+            read.setdefault(edge.target_id, []).append(edge.source_id)
+    return {n: list(known[n])[:limit] if n in known else read.get(n, []) for n in node_ids}
 
 
 def bridge_second(passages: Sequence[P], walked: Sequence[UUID]) -> list[P]:

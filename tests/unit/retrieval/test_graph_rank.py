@@ -17,12 +17,14 @@ from engramdb.models.search_type import SearchType
 from engramdb.retrieval.base import RecallOptions
 from engramdb.retrieval.graph_rank import (
     GraphWalk,
+    KnownGraph,
     bridge_second,
     name_in_question,
     personalized_pagerank,
     walk_chunks,
 )
 from engramdb.retrieval.retrievers.hybrid import MULTI_HOP, hybrid_context_items
+from tests.unit.retrieval._graph_fixtures import counting_store
 from tests.unit.retrieval.test_hybrid import context_for
 
 
@@ -124,6 +126,35 @@ async def test_walk_over_stored_graph_reaches_the_bridge_chunk() -> None:
     ids = [c for c, _ in walked]
     assert ids[0] == tokarev
     assert msu in ids  # reachable only through "Moscow State University"
+
+
+async def test_walk_reuses_what_the_caller_read_and_ranks_the_same() -> None:
+    by_first = await _remember_docs("bridge_known")
+    tokarev = by_first["Sergei Tokarev was a Soviet ethnographer"]
+    question = "In what year was the university where Sergei Tokarev taught founded?"
+    store = await counting_store()
+    try:
+        walk = GraphWalk(limit=3)
+        alone = await walk_chunks(store, question, [(tokarev, 1.0)], {}, walk)
+        assert store.reads.calls == {"incident_edges": 2, "get_nodes": 1}
+        # What a caller read with a wider limit: the chunk's entities and their nodes.
+        edges = await store.incident_edges(
+            [tokarev], direction="out", relations=["contains"], limit_per_node=40
+        )
+        entities = [e.target_id for e in edges]
+        nodes = {n.id: n for n in await store.get_nodes(entities)}
+        known = KnownGraph(contains={tokarev: entities}, contains_limit=40, nodes=nodes)
+        store.reads.calls.clear()
+        reused = await walk_chunks(store, question, [(tokarev, 1.0)], {}, walk, known=known)
+        assert reused == alone
+        assert store.reads.calls == {"incident_edges": 1}  # only the entities' chunks
+        # Read with a narrower limit than the walk's own, the caller's lists are not used.
+        narrow = dataclasses.replace(known, contains_limit=walk.entities_per_chunk - 1)
+        store.reads.calls.clear()
+        assert await walk_chunks(store, question, [(tokarev, 1.0)], {}, walk, known=narrow) == alone
+        assert store.reads.calls == {"incident_edges": 2}
+    finally:
+        await store.close()
 
 
 async def test_hybrid_graph_lane_puts_the_bridge_passage_in_the_context() -> None:

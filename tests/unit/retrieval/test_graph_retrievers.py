@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 from collections.abc import AsyncIterator
 from typing import Any
+from uuid import UUID
 
 import pytest
 from pydantic import BaseModel
@@ -16,7 +17,7 @@ from engramdb.models.records import DataRecord, Edge, Node, NodeType, stable_id,
 from engramdb.models.search_type import SearchType
 from engramdb.retrieval.completion import DEFAULT_SYSTEM_PROMPTS
 from engramdb.retrieval.ranking import graph_score
-from engramdb.retrieval.retrievers.graph import NODES_PER_SEED, TripletSearch
+from engramdb.retrieval.retrievers.graph import FACTS_PER_ENTITY, NODES_PER_SEED, TripletSearch
 from engramdb.retrieval.retrievers.graph_completion import (
     GRAPH_RETRIEVERS,
     GraphCompletionRetriever,
@@ -375,7 +376,9 @@ async def test_wide_search_top_k_bounds_candidates_and_reads_stay_small() -> Non
         assert "list_nodes" not in reads.calls and "list_edges" not in reads.calls
         assert "neighbourhood" not in reads.calls  # no walk follows a whole fan-out
         # + the graph walk's two bounded incident_edges reads and one get_nodes (graph_rank)
-        assert reads.calls["incident_edges"] <= 6 and reads.calls["edges_between"] <= 1
+        # the chunks' entities, the facts among them (per entity: no hub here, so no pair
+        # probe), the unreached entity hits' three reads, the walk's chunks of entities
+        assert reads.calls["incident_edges"] <= 6 and "edges_between" not in reads.calls
         # summaries, two projections, passages; + the global context overview (issue 5: the
         # dataset root and the cited documents' buckets, read by id); + the walk's entities
         assert reads.calls.get("get_nodes", 0) <= 6
@@ -573,3 +576,54 @@ def test_every_graph_type_has_a_retriever() -> None:
     }
     for search_type, retriever in GRAPH_RETRIEVERS.items():
         assert search_type in retriever.search_types
+
+
+# --- projection reads -----------------------------------------------------------------------
+
+
+async def test_every_fact_of_a_hub_entity_with_its_chunk_neighbours_is_found() -> None:
+    # Alice has more facts than are read per entity; each of them is asserted in a chunk that
+    # names both ends, so each must reach the triplets (the hub's pairs are probed one by one).
+    cities = [f"Town{i}" for i in range(FACTS_PER_ENTITY + 8)]
+    await engramdb.remember(
+        [f"Alice moved to {c}." for c in cities], dataset_name="hub", self_improvement=False
+    )
+    ctx = await make_ctx()
+    (item,) = await ask(
+        GRAPH_RETRIEVERS[SearchType.GRAPH_COMPLETION],
+        ctx,
+        options("Where did Alice move?", SearchType.GRAPH_COMPLETION, only_context=True, top_k=50),
+    )
+    moves = {t for s, r, t in _facts(item) if s == "Alice" and r == "move_to"}
+    assert moves == set(cities)
+
+
+async def test_a_summary_hit_lends_its_distance_to_its_chunk_with_or_without_node_name() -> None:
+    # Several sentences each: a summary (at most two sentences) is not its chunk's text.
+    tail = " The guide wrote it down. Later that year a second edition was printed. The end."
+    docs = [
+        "Zebras graze on the open savanna at dawn. Herds move slowly toward the river." + tail,
+        "Glaciers carve valleys over many centuries. Meltwater feeds the alpine lakes." + tail,
+        "Harbour cranes unload containers at night. Trucks leave before the morning rush." + tail,
+    ]
+    await engramdb.remember(docs, dataset_name="sums", node_set=["nature"])
+    ctx = await make_ctx()
+    store = get_engine().store
+    summaries = await store.list_nodes(ctx.dataset_ids, type=NodeType.SUMMARY)
+    summary = next(s for s in summaries if "Glaciers" in s.text)
+    chunk_id = UUID(summary.properties["chunk_id"])
+    for node_name in ([], ["nature"]):
+        opts = options(summary.text, SearchType.GRAPH_COMPLETION, node_name=node_name)
+        search = TripletSearch.for_options(ctx, opts)
+        (vector,) = await search.embed([summary.text])
+        own = {
+            h.node_id: h.score
+            for h in await store.vector_search("chunks", vector, ctx.dataset_ids, 10)
+        }
+        lent = {
+            h.node_id: h.score
+            for h in await store.vector_search("summaries", vector, ctx.dataset_ids, 10)
+        }
+        assert lent[summary.id] < own[chunk_id]  # the summary is the closer hit
+        view = await search.search(vector, summary.text)
+        assert view.distance[chunk_id] == pytest.approx(lent[summary.id])

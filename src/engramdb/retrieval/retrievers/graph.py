@@ -5,14 +5,17 @@ collections (``wide_search_top_k`` candidates each, default 100). The hits are p
 *triplets* (node —edge→ node) with a bounded number of store calls, never the whole graph:
 
 1. three vector searches (concurrently; a fourth, full-text, when passages are wanted);
-2. one ``get_nodes`` for the summary hits, to learn which chunk each one summarizes;
+2. the chunk each summary hit summarizes: known from its id for the summaries of chunk hits
+   (``stable_id("summary", chunk_id)``), one ``get_nodes`` for the others (before step 3 only
+   for those close enough to change which chunks it projects, else while it runs);
 3. a projection of the best chunk hits (``max(20, 2 * top_k)`` of them, by the better of chunk
    and summary distance): the entities each contains (``incident_edges``) and the facts among
-   the entities of one chunk (``edges_between``, one index probe per pair), then one
-   ``get_nodes``;
+   the entities of one chunk (each entity's facts, ``incident_edges``, kept when the other end
+   shares a chunk with it; one ``edges_between`` probe per pair for a hub entity with more
+   facts than are read per entity), then one ``get_nodes``;
 4. a projection of the best entity hits (up to :data:`ENTITY_SEEDS`) that step 3 did not reach:
-   their facts either way and a few chunks naming them (``incident_edges``), then one
-   ``get_nodes``. Skipped when every one was reached.
+   their facts either way and a few chunks naming them (``incident_edges``, read with step 3's
+   facts), then one ``get_nodes``. Skipped when every one was reached.
 
 Every read is capped per seed (:data:`NODES_PER_SEED` entities per chunk, half that many facts
 per entity and direction, :data:`CHUNKS_PER_ENTITY` chunks per entity), and none follows a
@@ -43,6 +46,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
+from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -51,7 +57,7 @@ import numpy.typing as npt
 
 from engramdb.engine import check_embedding
 from engramdb.graph_schema import CHUNK_COLLECTION, ENTITY_COLLECTION, SUMMARY_COLLECTION
-from engramdb.models.records import Edge, Node, NodeType
+from engramdb.models.records import Edge, Node, NodeType, stable_id
 from engramdb.models.search_type import SearchType
 from engramdb.personalization.lookup import PreferenceView, personal_terms
 from engramdb.retrieval.base import RecallOptions, RetrievalContext
@@ -69,6 +75,7 @@ __all__ = [
     "DEFAULT_TRIPLET_DISTANCE_PENALTY",
     "DEFAULT_WIDE_SEARCH_TOP_K",
     "ENTITY_SEEDS",
+    "FACTS_PER_ENTITY",
     "MIN_PROJECTED_SEEDS",
     "NODES_PER_SEED",
     "GraphView",
@@ -82,6 +89,9 @@ DEFAULT_WIDE_SEARCH_TOP_K = 100
 DEFAULT_TRIPLET_DISTANCE_PENALTY = 3.5
 #: Read budget per seed node; bounds what one query may read from a dense graph.
 NODES_PER_SEED = 40
+#: Facts read per entity and direction (an entity with more is a hub: see
+#: ``TripletSearch._facts_among``).
+FACTS_PER_ENTITY = NODES_PER_SEED // 2
 #: The best chunk hits projected onto the graph: ``max(this, 2 * top_k)`` of them.
 MIN_PROJECTED_SEEDS = 20
 #: The best entity hits walked when the chunk walk did not reach them.
@@ -139,6 +149,9 @@ class GraphView:
     #: Chunks ranked by the walk over the entity–chunk graph (graph_rank), best first, once
     #: a graph-family retriever has walked it.
     walked: list[UUID] = field(default_factory=list)
+    #: The entities each projected chunk contains (its first :data:`NODES_PER_SEED`
+    #: ``contains`` edges, in the store's order), for the walk to reuse.
+    contained: dict[UUID, list[UUID]] = field(default_factory=dict)
 
     def merge(self, sub: Subgraph, allowed: set[UUID]) -> None:
         for node in sub.nodes:
@@ -212,27 +225,40 @@ class TripletSearch:
         matrix = await self.ctx.embedder.embed(queries)
         return [matrix[i] for i in range(len(queries))]
 
-    async def _lexical(self, query: str, datasets: list[UUID], k: int) -> list[ScoredId]:
-        if k <= 0 or not query:
+    async def lexical(self, query: str) -> list[ScoredId]:
+        """The best full-text chunk hits for ``query`` (``lexical_k`` of them, widened under a
+        ``node_name`` filter; none for ``lexical_k`` 0). It needs no embedding: a caller may
+        start it first and pass it to :meth:`search`, so that it overlaps the embedding."""
+        datasets = self.searchable
+        node_filter = self.node_filter
+        k = node_filter.widen(self.lexical_k) if node_filter else self.lexical_k
+        if k <= 0 or not query or not datasets:
             return []
         return await self.ctx.store.lexical_search(CHUNK_COLLECTION, query, datasets, k)
 
-    async def search(self, vector: Vector, query: str = "") -> GraphView:
+    async def search(
+        self,
+        vector: Vector,
+        query: str = "",
+        lexical: Awaitable[list[ScoredId]] | None = None,
+    ) -> GraphView:
         """Vector hits in the three collections and the one-hop graph around them (and, with
-        ``lexical_k`` > 0 and a ``query``, its best full-text chunk hits)."""
+        ``lexical_k`` > 0 and a ``query``, its best full-text chunk hits: ``lexical`` when the
+        caller started :meth:`lexical` already)."""
         view = GraphView()
         datasets = self.searchable
         if not datasets:
+            if lexical is not None:
+                await lexical
             return view
         store, k, node_filter = self.ctx.store, self.wide_top_k, self.node_filter
         if node_filter is not None:
             k = node_filter.widen(k)
-        lexical_k = node_filter.widen(self.lexical_k) if node_filter else self.lexical_k
         entity_hits, summary_hits, chunk_hits, lexical_hits = await asyncio.gather(
             store.vector_search(ENTITY_COLLECTION, vector, datasets, k),
             store.vector_search(SUMMARY_COLLECTION, vector, datasets, k),
             store.vector_search(CHUNK_COLLECTION, vector, datasets, k),
-            self._lexical(query, datasets, lexical_k),
+            self.lexical(query) if lexical is None else lexical,
         )
         if node_filter is not None:  # node_name: only tagged nodes are candidates
             hits = [*entity_hits, *chunk_hits, *lexical_hits]
@@ -246,73 +272,158 @@ class TripletSearch:
         for hit in [*entity_hits, *chunk_hits]:
             _keep_best(view.distance, hit.node_id, hit.score)
         view.entity_hits = [h.node_id for h in entity_hits]
-        summary_distance = {h.node_id: h.score for h in summary_hits}
-        for summary in await store.get_nodes(list(summary_distance)):
-            chunk_id = as_uuid(summary.properties.get("chunk_id"))
-            if chunk_id is None or summary.dataset_id not in self._allowed:
-                continue
-            if node_filter is None or node_filter.matches(summary):
-                _keep_best(view.distance, chunk_id, summary_distance[summary.id])
-                view.nodes[summary.id] = summary
+        # The chunk a summary hit summarises lends it the hit's distance. A summary built by
+        # ingestion has the id stable_id("summary", chunk_id), so the summaries of chunk hits
+        # need no read; the others are read, and only those that could move a chunk into the
+        # projected best ones are read before the projection (the rest while it runs).
+        by_summary: dict[UUID, UUID] = {}
+        if node_filter is None:  # the filter needs each summary's tags
+            by_summary = {stable_id("summary", h.node_id): h.node_id for h in chunk_hits}
+        for hit in summary_hits:
+            if hit.node_id in by_summary:
+                _keep_best(view.distance, by_summary[hit.node_id], hit.score)
+        unknown = [h for h in summary_hits if h.node_id not in by_summary]
+        chunks = self._best_chunks(view)
+        cut = view.distance[chunks[-1]] if len(chunks) >= self.projected else math.inf
+        urgent = [h for h in unknown if h.score <= cut]
+        if urgent:
+            self._add_summaries(view, urgent, await self._summaries_read(urgent))
+            chunks = self._best_chunks(view)
+        rest = [h for h in unknown if h.score > cut]
+        _, read = await asyncio.gather(self._project(view, chunks), self._summaries_read(rest))
+        self._add_summaries(view, rest, read)
+        return view
+
+    def _best_chunks(self, view: GraphView) -> list[UUID]:
+        """The chunks to project: the best ``projected`` chunk hits by distance."""
         entity_ids = set(view.entity_hits)
         chunks = [i for i in view.distance if i not in entity_ids]
-        chunks = rank_by_distance(chunks, key=view.distance.get)[: self.projected]
-        await self._project_chunks(view, chunks)
-        # Entity hits the chunk projection did not reach: their facts live in chunks that were
-        # not hits, so they are read separately (the best few only).
-        unreached = [e for e in view.entity_hits if e not in view.nodes][:ENTITY_SEEDS]
-        await self._project_entities(view, unreached)
-        return view
+        return rank_by_distance(chunks, key=view.distance.get)[: self.projected]
+
+    async def _summaries_read(self, hits: list[ScoredId]) -> list[Node]:
+        """The summary nodes of ``hits`` (one ``get_nodes``; none for no hit)."""
+        return await self.ctx.store.get_nodes([h.node_id for h in hits], provenance=False)
+
+    def _add_summaries(self, view: GraphView, hits: list[ScoredId], nodes: list[Node]) -> None:
+        """Lend each summary hit's distance to the chunk it summarises, in hit order, and keep
+        the summaries (in the recall's datasets, passing the ``node_name`` filter) in the view."""
+        by_id = {n.id: n for n in nodes}
+        for hit in hits:
+            summary = by_id.get(hit.node_id)
+            if summary is None or summary.dataset_id not in self._allowed:
+                continue
+            chunk_id = as_uuid(summary.properties.get("chunk_id"))
+            if chunk_id is None:
+                continue
+            if self.node_filter is None or self.node_filter.matches(summary):
+                _keep_best(view.distance, chunk_id, hit.score)
+                view.nodes[summary.id] = summary
 
     async def extend(self, view: GraphView, entity_ids: list[UUID]) -> None:
         """Load the facts around ``entity_ids`` not loaded yet (context extension)."""
         await self._project_entities(view, [i for i in entity_ids if i not in view.expanded])
 
-    async def _project_chunks(self, view: GraphView, chunk_ids: list[UUID]) -> None:
-        """The entities each chunk contains (at most :data:`NODES_PER_SEED`) and the facts
-        among the entities of one chunk: one ``incident_edges`` read, one ``edges_between``
-        probe per entity pair of a chunk, one ``get_nodes``. A hub entity's thousands of other
-        edges are never read."""
-        if not chunk_ids:
-            return
-        store = self.ctx.store
-        contains = await store.incident_edges(
-            chunk_ids,
-            direction="out",
-            relations=["contains"],
-            limit_per_node=NODES_PER_SEED,
-            provenance=False,
-        )
-        named: dict[UUID, list[UUID]] = {}
-        for e in contains:
-            named.setdefault(e.source_id, []).append(e.target_id)
-        pairs = [(a, b) for group in named.values() for a in group for b in group if a != b]
-        facts = await store.edges_between(
-            pairs, exclude_relations=sorted(_STRUCTURAL_RELATIONS), provenance=False
-        )
-        wanted = [*chunk_ids, *(e.target_id for e in contains)]
-        await self._load(view, wanted, [*contains, *facts])
-        view.expanded.update(chunk_ids)
+    async def _project(self, view: GraphView, chunk_ids: list[UUID]) -> None:
+        """Project the best chunk hits and the entity hits they do not reach.
 
-    async def _project_entities(self, view: GraphView, entity_ids: list[UUID]) -> None:
-        """Each entity's facts in either direction (at most :data:`NODES_PER_SEED` / 2 each way)
-        and a few chunks naming it, with their endpoints: three ``incident_edges`` reads and one
-        ``get_nodes``, bounded per entity however many chunks name it."""
+        Each chunk's entities (at most :data:`NODES_PER_SEED`, one ``incident_edges`` read),
+        then at once: the facts among the entities of one chunk (:meth:`_facts_among`), those
+        entities' nodes (one ``get_nodes``), and for the best entity hits none of the chunks
+        contains (their facts live in chunks that were no hits; up to :data:`ENTITY_SEEDS`)
+        their facts and a few chunks naming them (:meth:`_entity_edges`), whose other nodes a
+        last ``get_nodes`` loads. A hub entity's thousands of other edges are never read."""
+        store = self.ctx.store
+        contains = (
+            await store.incident_edges(
+                chunk_ids,
+                direction="out",
+                relations=["contains"],
+                limit_per_node=NODES_PER_SEED,
+                provenance=False,
+            )
+            if chunk_ids
+            else []
+        )
+        for chunk_id in chunk_ids:
+            view.contained.setdefault(chunk_id, [])
+        for e in contains:
+            view.contained[e.source_id].append(e.target_id)
+        partners: dict[UUID, set[UUID]] = {}
+        for chunk_id in chunk_ids:
+            group = view.contained[chunk_id]
+            for entity_id in group:
+                partners.setdefault(entity_id, set()).update(group)
+        for entity_id, others in partners.items():
+            others.discard(entity_id)
+        reached = {e.target_id for e in contains}
+        unreached = [e for e in view.entity_hits if e not in reached][:ENTITY_SEEDS]
+        wanted = [*chunk_ids, *(e.target_id for e in contains)]
+        missing = [i for i in dict.fromkeys(wanted) if i not in view.nodes]
+        facts, nodes, around = await asyncio.gather(
+            self._facts_among(partners),
+            store.get_nodes(missing, provenance=False),
+            self._entity_edges(unreached),
+        )
+        view.merge(Subgraph(nodes=nodes, edges=[*contains, *facts]), self._allowed)
+        view.expanded.update(chunk_ids)
+        if unreached:
+            ends = [n for e in around for n in (e.source_id, e.target_id)]
+            await self._load(view, [*unreached, *ends], around)
+            view.expanded.update(unreached)
+
+    async def _facts_among(self, partners: dict[UUID, set[UUID]]) -> list[Edge]:
+        """Every fact ``a —r→ b`` with ``b`` in ``partners[a]`` (the entities sharing a chunk
+        with ``a``), as one probe per pair would find them, in at most two reads: each
+        entity's facts (at most :data:`FACTS_PER_ENTITY`, one ``incident_edges`` read of a
+        few rows per entity instead of a probe per pair: a chunk of 40 entities has 1560
+        pairs), then, only for an entity with more facts than that (a hub), one probe per pair
+        of it (``edges_between``)."""
+        entity_ids = [e for e, others in partners.items() if others]
         if not entity_ids:
-            return
+            return []
         store = self.ctx.store
         structural = sorted(_STRUCTURAL_RELATIONS)
-        per_side = max(1, NODES_PER_SEED // 2)
-        read = functools.partial(store.incident_edges, entity_ids, provenance=False)
+        outgoing = await store.incident_edges(
+            entity_ids,
+            direction="out",
+            exclude_relations=structural,
+            limit_per_node=FACTS_PER_ENTITY,
+            provenance=False,
+        )
+        read = Counter(e.source_id for e in outgoing)
+        facts = [e for e in outgoing if e.target_id in partners[e.source_id]]
+        hubs = [e for e in entity_ids if read[e] >= FACTS_PER_ENTITY]
+        pairs = [(a, b) for a in hubs for b in partners[a]]
+        if pairs:
+            known = {e.id for e in facts}
+            more = await store.edges_between(pairs, exclude_relations=structural, provenance=False)
+            facts += [e for e in more if e.id not in known]
+        return facts
+
+    async def _project_entities(self, view: GraphView, entity_ids: list[UUID]) -> None:
+        """Load each entity's facts and a few chunks naming it (:meth:`_entity_edges`) with
+        their endpoints (one ``get_nodes``)."""
+        if not entity_ids:
+            return
+        edges = await self._entity_edges(entity_ids)
+        ends = [n for e in edges for n in (e.source_id, e.target_id)]
+        await self._load(view, [*entity_ids, *ends], edges)
+        view.expanded.update(entity_ids)
+
+    async def _entity_edges(self, entity_ids: list[UUID]) -> list[Edge]:
+        """Each entity's facts in either direction (at most :data:`FACTS_PER_ENTITY` each way)
+        and a few chunks naming it: three ``incident_edges`` reads, bounded per entity however
+        many chunks name it."""
+        if not entity_ids:
+            return []
+        structural = sorted(_STRUCTURAL_RELATIONS)
+        read = functools.partial(self.ctx.store.incident_edges, entity_ids, provenance=False)
         outgoing, incoming, named_in = await asyncio.gather(
-            read(direction="out", exclude_relations=structural, limit_per_node=per_side),
-            read(direction="in", exclude_relations=structural, limit_per_node=per_side),
+            read(direction="out", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
+            read(direction="in", exclude_relations=structural, limit_per_node=FACTS_PER_ENTITY),
             read(direction="in", relations=["contains"], limit_per_node=CHUNKS_PER_ENTITY),
         )
-        edges = [*outgoing, *incoming, *named_in]
-        wanted = [*entity_ids, *(n for e in edges for n in (e.source_id, e.target_id))]
-        await self._load(view, wanted, edges)
-        view.expanded.update(entity_ids)
+        return [*outgoing, *incoming, *named_in]
 
     async def _load(self, view: GraphView, node_ids: list[UUID], edges: list[Edge]) -> None:
         """Add ``edges`` and the nodes of ``node_ids`` not in the view yet (one ``get_nodes``),
@@ -413,7 +524,7 @@ class TripletSearch:
         """The chunk nodes asked for: from the view, the rest in one ``get_nodes``."""
         missing = [c for c in chunk_ids if c not in view.nodes]
         if missing:
-            for node in await self.ctx.store.get_nodes(missing):
+            for node in await self.ctx.store.get_nodes(missing, provenance=False):
                 if node.dataset_id in self._allowed:
                     view.nodes[node.id] = node
         return {c: view.nodes[c] for c in chunk_ids if c in view.nodes}
