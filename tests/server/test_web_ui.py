@@ -267,7 +267,7 @@ def test_conflicts_are_listed_and_resolved_and_the_review_shows_in_the_runs(
         r = client.post("/api/v1/improve", json=body, timeout=120)
         assert r.status_code == 200, r.text
         (conflict,) = client.get("/api/v1/conflicts", params={"status": "open"}).json()
-    paris = next(f for f in conflict["facts"] if f["value"] == "Paris")
+    chosen_fact = conflict["facts"][-1]  # not the first: a click must pick the fact it is on
     page, errors = _signed_in(browser, live_server, alice)
 
     # The runs table shows the review stage with what it found.
@@ -284,17 +284,17 @@ def test_conflicts_are_listed_and_resolved_and_the_review_shows_in_the_runs(
     assert WHY in card.inner_text()
     assert "effective 2020-01-01" in card.inner_text() and "conflicting" in card.inner_text()
     assert_not_blank(browser, page.screenshot(path=str(tmp_path / "conflicts.png")))
-    card.locator("li", has_text=paris["text"]).locator("button").click()
+    card.locator("li", has_text=chosen_fact["text"]).locator("button").click()
     page.wait_for_selector("text=No conflicts.")
     page.select_option("select[aria-label=Status]", "resolved")
-    chosen = page.locator("main section.card li", has_text=paris["text"])
+    chosen = page.locator("main section.card li", has_text=chosen_fact["text"])
     chosen.locator("text=chosen").wait_for()
     assert "current" in chosen.inner_text()
     assert errors == []
     page.close()
     with live_server.client(alice) as client:
         (resolved,) = client.get("/api/v1/conflicts", params={"status": "resolved"}).json()
-        assert resolved["resolved_fact_id"] == paris["edge_id"]
+        assert resolved["resolved_fact_id"] == chosen_fact["edge_id"]
 
 
 def test_engramdb_ui_prints_an_address_that_serves_the_ui(isolated_config: Path) -> None:
