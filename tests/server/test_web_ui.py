@@ -150,7 +150,6 @@ def test_sign_in_datasets_remember_recall_graph_sessions_improve_and_forget(
     page.fill("input[name=query]", "Where does Alice live?")
     page.select_option("select[aria-label='Search type']", "CHUNKS")
     page.select_option("select[aria-label=Scope]", "graph")
-    page.fill("input[name=session_id]", "chat-1")
     page.click("form >> button[type=submit]")
     page.wait_for_selector(".result")
     found = page.inner_text(".results")
@@ -158,12 +157,14 @@ def test_sign_in_datasets_remember_recall_graph_sessions_improve_and_forget(
     assert "importance_weight" in found  # verbose: the score breakdown
     assert_not_blank(browser, page.screenshot(path=str(tmp_path / "recall.png")))
     page.select_option("select[aria-label=Scope]", "session")
+    page.fill("input[name=session_id]", "chat-1")
     page.click("form >> button[type=submit]")
     page.wait_for_function(
         "!document.querySelector('.results').innerText.includes('Alice moved to Paris')"
     )
-    found = page.inner_text(".results")
-    assert "session" in found and "Paris." in found
+    assert page.locator(".result").count() == 1
+    assert page.inner_text(".result .row strong") == "session"  # its source
+    assert page.inner_text(".result .text") == "Q: Where does Alice live?\nA: Paris."
 
     # The graph explorer: WebGL drawing, hover shows every stored field.
     page.click("header.top >> text=Graph")

@@ -67,7 +67,7 @@ export interface DataItem {
   /** The name a person reads (a pasted text's first words rather than its text_<hash> name). */
   title?: string | null;
 }
-export interface RecallEntry { kind: string; source: string; search_type: string; text: string; score?: number | null; dataset_name?: string | null; metadata: Record<string, unknown>; raw: Record<string, unknown>; answer?: string; question?: string }
+export interface RecallEntry { kind?: string; source: string; search_type?: string; text?: string; score?: number | null; dataset_name?: string | null; metadata?: Record<string, unknown>; raw?: Record<string, unknown>; answer?: string; question?: string; [field: string]: unknown }
 export interface SessionRecord { session_id: string; created_at: string; updated_at: string }
 export interface QAEntry { qa_id: string; question: string; answer: string; context: string; time: string; feedback_score?: number | null; feedback_text?: string | null }
 export interface ConflictFact { edge_id: string; text: string; value: string; label: string; effective_date?: string | null }

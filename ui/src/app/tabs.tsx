@@ -69,13 +69,13 @@ function Evidence({ entry }: { entry: RecallEntry }) {
   return (
     <li class="card result">
       <div class="row">
-        <strong>{entry.search_type}</strong>
-        <span class="muted">{entry.source} · {entry.kind}{entry.dataset_name ? ` · ${entry.dataset_name}` : ""}</span>
+        <strong>{entry.search_type ?? entry.source}</strong>
+        <span class="muted">{[entry.source, entry.kind, entry.dataset_name].filter(Boolean).join(" · ")}</span>
         {entry.score != null && <span class="score">score {entry.score.toFixed(3)}</span>}
       </div>
-      <p class="text">{entry.text ?? entry.answer}</p>
+      <p class="text">{entry.text ?? (entry.question != null ? `Q: ${entry.question}\nA: ${entry.answer ?? ""}` : entry.answer)}</p>
       {breakdown && <details open><summary>Score breakdown</summary><Fields value={breakdown} /></details>}
-      <details><summary>Evidence and metadata</summary><Fields value={{ ...entry.metadata, ...entry.raw }} /></details>
+      <details><summary>Evidence and metadata</summary><Fields value={entry.metadata || entry.raw ? { ...entry.metadata, ...entry.raw } : entry} /></details>
     </li>
   );
 }
