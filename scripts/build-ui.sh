@@ -17,4 +17,9 @@ cp -r dist/ui "$root/src/engramdb/server/ui_dist"
 cp dist/graph/graph-renderer.js "$root/src/engramdb/viz/assets/graph-renderer.js"
 cp dist/graph/engramdb-ui.css "$root/src/engramdb/viz/assets/graph-renderer.css"
 "${PYTHON:-python3}" "$root/scripts/ui_source_hash.py" > "$root/src/engramdb/server/ui_dist/SOURCE_HASH"
-echo "built: $(du -sh "$root/src/engramdb/server/ui_dist" | cut -f1) UI, $(wc -c < "$root/src/engramdb/viz/assets/graph-renderer.js") bytes renderer"
+# The bytes a browser downloads for /ui: each served file gzipped on its own (as a server would).
+gzipped=0
+for f in "$root/src/engramdb/server/ui_dist/index.html" "$root"/src/engramdb/server/ui_dist/assets/*; do
+  gzipped=$((gzipped + $(gzip -9c "$f" | wc -c)))
+done
+echo "built: $(du -sh "$root/src/engramdb/server/ui_dist" | cut -f1) UI ($gzipped bytes gzipped), $(wc -c < "$root/src/engramdb/viz/assets/graph-renderer.js") bytes renderer"

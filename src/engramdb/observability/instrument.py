@@ -65,16 +65,18 @@ def _wrap(verb: Verb[Any, Any], handler: H) -> H:
     name = verb.name
     span_name = SPAN_PREFIX + name
     fields = _dataset_fields(verb)
+    # The span's attributes without a dataset id are the same on every call: built once.
+    verb_only = {"engramdb.verb": name}
 
     @functools.wraps(handler)
     async def run(engine: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        dataset_id = _dataset_id(fields, request)
+        dataset_id = _dataset_id(fields, request) if fields else None
         started = time.perf_counter()
         outcome = "error"
-        with (
-            log_context(verb=name, dataset_id=dataset_id),
-            span(span_name, {"engramdb.verb": name, "engramdb.dataset_id": dataset_id}),
-        ):
+        attributes = (
+            verb_only if dataset_id is None else {**verb_only, "engramdb.dataset_id": dataset_id}
+        )
+        with log_context(verb=name, dataset_id=dataset_id), span(span_name, attributes):
             try:
                 result = await handler(engine, request, *args, **kwargs)
                 outcome = "ok"

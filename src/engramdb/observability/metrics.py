@@ -90,6 +90,17 @@ class _Metrics:
             registry=reg,
         )
         reg.register(_BackgroundCollector())
+        #: (metric, label values) -> its child: ``labels()`` validates and locks on every call,
+        #: a dict lookup does not (label values are few: verbs, routes, stages, models).
+        self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+    def child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, created once per label values."""
+        key = (metric, labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return found
 
 
 class _BackgroundCollector:
@@ -146,31 +157,31 @@ def exposition() -> tuple[bytes, str] | None:
 
 def observe_verb(verb: str, seconds: float, outcome: str) -> None:
     if (m := _get()) is not None:
-        m.verb_duration.labels(verb, outcome).observe(seconds)
+        m.child(m.verb_duration, verb, outcome).observe(seconds)
 
 
 def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     if (m := _get()) is not None:
-        m.http_requests.labels(method, route, str(status)).inc()
-        m.http_duration.labels(method, route).observe(seconds)
+        m.child(m.http_requests, method, route, str(status)).inc()
+        m.child(m.http_duration, method, route).observe(seconds)
 
 
 def observe_stage(stage: str, status: str, seconds: float) -> None:
     if (m := _get()) is not None:
-        m.stage_duration.labels(stage, status).observe(seconds)
+        m.child(m.stage_duration, stage, status).observe(seconds)
 
 
 def count_llm_call(model: str, prompt_tokens: int, completion_tokens: int) -> None:
     if (m := _get()) is not None:
-        m.llm_calls.labels(model).inc()
-        m.llm_tokens.labels(model, "prompt").inc(prompt_tokens)
-        m.llm_tokens.labels(model, "completion").inc(completion_tokens)
+        m.child(m.llm_calls, model).inc()
+        m.child(m.llm_tokens, model, "prompt").inc(prompt_tokens)
+        m.child(m.llm_tokens, model, "completion").inc(completion_tokens)
 
 
 def count_ingest(documents: int, chunks: int) -> None:
     if (m := _get()) is not None:
-        m.ingested.labels("documents").inc(documents)
-        m.ingested.labels("chunks").inc(chunks)
+        m.child(m.ingested, "documents").inc(documents)
+        m.child(m.ingested, "chunks").inc(chunks)
 
 
 def background_started(kind: str) -> None:

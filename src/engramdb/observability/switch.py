@@ -4,17 +4,24 @@ so the check on every call is one integer comparison."""
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["metrics_on", "tracing_on"]
 
 _cache: list[int | bool] = [-1, False, False]
+#: :data:`engramdb.settings.config`, imported on first use (not on every check).
+_config: Any = None
 
 
 def _refresh() -> None:
-    from engramdb.settings import config
+    global _config
+    if _config is None:
+        from engramdb.settings import config
 
-    generation = config.generation
+        _config = config
+    generation = _config.generation
     if _cache[0] != generation:
-        settings = config.settings
+        settings = _config.settings
         _cache[:] = [
             generation,
             settings.engramdb_metrics_enabled,

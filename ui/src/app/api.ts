@@ -64,11 +64,16 @@ export interface DataItem {
   id: string; name: string; label?: string | null; status: string; importance_weight: number;
   node_set: string[]; external_metadata?: Record<string, unknown> | null; mime_type: string;
   chunk_count: number; data_size?: number | null; created_at?: string | null;
+  /** The name a person reads (a pasted text's first words rather than its text_<hash> name). */
+  title?: string | null;
 }
-export interface RecallEntry { kind: string; source: string; search_type: string; text: string; score?: number | null; dataset_name?: string | null; metadata: Record<string, unknown>; raw: Record<string, unknown>; answer?: string; question?: string }
+export interface RecallEntry { kind?: string; source: string; search_type?: string; text?: string; score?: number | null; dataset_name?: string | null; metadata?: Record<string, unknown>; raw?: Record<string, unknown>; answer?: string; question?: string; [field: string]: unknown }
 export interface SessionRecord { session_id: string; created_at: string; updated_at: string }
 export interface QAEntry { qa_id: string; question: string; answer: string; context: string; time: string; feedback_score?: number | null; feedback_text?: string | null }
-export interface Conflict { id: string; entity_name: string; attribute: string; explanation: string; resolved_fact_id?: string | null; facts: { id?: string; fact_id?: string; value?: string; text?: string; [k: string]: unknown }[] }
+export interface ConflictFact { edge_id: string; text: string; value: string; label: string; effective_date?: string | null }
+export interface Conflict { id: string; entity_name: string; attribute: string; explanation: string; resolved_fact_id?: string | null; facts: ConflictFact[] }
+export interface Stage { stage: string; status: string; duration_ms: number; reason?: string | null; counts: Record<string, number>; error?: string | null }
+export interface ImproveRun { run_id: string; dataset_name: string; status: string; started_at: string; finished_at?: string | null; error?: string | null; stages: Stage[] }
 
 /** The search types the server knows, from its own OpenAPI document. */
 export async function searchTypes(): Promise<string[]> {

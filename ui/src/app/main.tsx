@@ -64,7 +64,7 @@ function Documents({ dataset, reload }: { dataset: Dataset; reload: () => void }
         <tbody>
           {(items.value ?? []).map((d) => (
             <tr key={d.id}>
-              <td title={d.id}>{d.label || d.name}<div class="muted">{d.mime_type} · {d.chunk_count} chunks</div></td>
+              <td title={d.name}>{d.title || d.name}<div class="muted">{d.label ? `${d.label} · ` : ""}{d.mime_type} · {d.chunk_count} chunks</div></td>
               <td>{d.importance_weight}</td>
               <td>{d.node_set.join(", ") || "—"}</td>
               <td>{d.status}</td>
@@ -76,7 +76,7 @@ function Documents({ dataset, reload }: { dataset: Dataset; reload: () => void }
       </table>
       {forget && (
         <Confirm
-          title={forget === "dataset" ? `Forget the dataset “${dataset.name}”?` : `Forget “${(forget as DataItem).label || (forget as DataItem).name}”?`}
+          title={forget === "dataset" ? `Forget the dataset “${dataset.name}”?` : `Forget the document ${(forget as DataItem).title || (forget as DataItem).name}?`}
           text="Its documents, chunks, graph nodes and vectors are deleted. This cannot be undone."
           action="Forget"
           onConfirm={doForget}

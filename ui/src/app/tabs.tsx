@@ -1,15 +1,15 @@
 /** Remember, recall playground, sessions, improve runs and conflicts. */
 import { useEffect, useState } from "preact/hooks";
-import { api, searchTypes, type Conflict, type Dataset, type QAEntry, type RecallEntry, type SessionRecord } from "./api";
+import { api, searchTypes, type Conflict, type Dataset, type ImproveRun, type QAEntry, type RecallEntry, type SessionRecord, type Stage } from "./api";
 import { Fields, Problem, useAsync } from "./widgets";
 
 /** recall()'s scopes (engramdb.retrieval.scopes.KNOWN_SCOPES); empty: the server's default. */
 const SCOPES = ["", "graph", "session", "trace", "session_context", "session_first", "all", "auto", "tools", "code"];
 
-function DatasetPicker({ value, onChange, allowAll }: { value: string; onChange: (v: string) => void; allowAll?: boolean }) {
+function DatasetPicker({ value, onChange, allowAll, label = "Dataset" }: { value: string; onChange: (v: string) => void; allowAll?: boolean; label?: string }) {
   const list = useAsync(() => api<Dataset[]>("GET", "/api/v1/datasets"), []);
   return (
-    <select aria-label="Dataset" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+    <select aria-label={label} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
       {allowAll && <option value="">every dataset</option>}
       {(list.value ?? []).map((d) => <option key={d.id} value={d.name}>{d.name}</option>)}
     </select>
@@ -69,13 +69,13 @@ function Evidence({ entry }: { entry: RecallEntry }) {
   return (
     <li class="card result">
       <div class="row">
-        <strong>{entry.search_type}</strong>
-        <span class="muted">{entry.source} · {entry.kind}{entry.dataset_name ? ` · ${entry.dataset_name}` : ""}</span>
+        <strong>{entry.search_type ?? entry.source}</strong>
+        <span class="muted">{[entry.source, entry.kind, entry.dataset_name].filter(Boolean).join(" · ")}</span>
         {entry.score != null && <span class="score">score {entry.score.toFixed(3)}</span>}
       </div>
-      <p class="text">{entry.text ?? entry.answer}</p>
+      <p class="text">{entry.text ?? (entry.question != null ? `Q: ${entry.question}\nA: ${entry.answer ?? ""}` : entry.answer)}</p>
       {breakdown && <details open><summary>Score breakdown</summary><Fields value={breakdown} /></details>}
-      <details><summary>Evidence and metadata</summary><Fields value={{ ...entry.metadata, ...entry.raw }} /></details>
+      <details><summary>Evidence and metadata</summary><Fields value={entry.metadata || entry.raw ? { ...entry.metadata, ...entry.raw } : entry} /></details>
     </li>
   );
 }
@@ -86,6 +86,7 @@ export function RecallTab() {
   const [type, setType] = useState("");
   const [scope, setScope] = useState("");
   const [dataset, setDataset] = useState("");
+  const [sessionId, setSessionId] = useState("");
   const [topK, setTopK] = useState(10);
   const [verbose, setVerbose] = useState(true);
   const [onlyContext, setOnlyContext] = useState(false);
@@ -96,7 +97,7 @@ export function RecallTab() {
     setError(null);
     try {
       setResults(await api<RecallEntry[]>("POST", "/api/v1/recall", {
-        json: { query_text: query, query_type: type || null, scope: scope || null, datasets: dataset ? [dataset] : null, top_k: topK, verbose, only_context: onlyContext },
+        json: { query_text: query, query_type: type || null, scope: scope || null, session_id: sessionId.trim() || null, datasets: dataset ? [dataset] : null, top_k: topK, verbose, only_context: onlyContext },
       }));
     } catch (e) {
       setError(e);
@@ -116,6 +117,7 @@ export function RecallTab() {
           <label>scope <select aria-label="Scope" value={scope} onChange={(e) => setScope(e.currentTarget.value)}>
             {SCOPES.map((s) => <option key={s} value={s}>{s || "default"}</option>)}
           </select></label>
+          <label>session <input name="session_id" placeholder="session id (session lanes)" value={sessionId} onInput={(e) => setSessionId(e.currentTarget.value)} /></label>
           <label>dataset <DatasetPicker value={dataset} onChange={setDataset} allowAll /></label>
           <label>top_k <input type="number" min={1} max={1000} value={topK} onInput={(e) => setTopK(Number(e.currentTarget.value))} /></label>
           <label><input type="checkbox" checked={verbose} onChange={(e) => setVerbose(e.currentTarget.checked)} /> verbose</label>
@@ -171,24 +173,43 @@ export function SessionsTab() {
   );
 }
 
-interface Stage { stage: string; status: string; duration_ms?: number; reason?: string | null; counts?: Record<string, number>; error?: unknown }
-interface ImproveResult { dataset_name: string; status: string; stages: Stage[] }
+/** When a run started and how long it took (still running: no duration). */
+function when(run: ImproveRun): string {
+  const started = new Date(run.started_at);
+  const took = run.finished_at ? ` · ${((new Date(run.finished_at).getTime() - started.getTime()) / 1000).toFixed(1)} s` : "";
+  return started.toLocaleString() + took;
+}
 
+function StageCell({ stage }: { stage: Stage }) {
+  const counts = Object.entries(stage.counts ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  const why = stage.error ?? stage.reason;
+  return (
+    <li class={`stage-${stage.status}`} title={why ?? undefined}>
+      <strong>{stage.stage}</strong> {stage.status}
+      {stage.duration_ms ? <span class="muted"> {Math.round(stage.duration_ms)} ms</span> : null}
+      {counts && <span class="muted"> · {counts}</span>}
+      {why && <span class="muted"> · {why}</span>}
+    </li>
+  );
+}
+
+/** Run improve() on a dataset, and the table of past runs (list_improve_runs) with their stages. */
 export function ImproveTab() {
   const [dataset, setDataset] = useState("");
-  const [runs, setRuns] = useState<ImproveResult[]>([]);
+  const [filter, setFilter] = useState("");
+  const runs = useAsync(() => api<ImproveRun[]>("GET", "/api/v1/improve/runs", { query: { dataset: filter || null } }), [filter]);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const run = async () => {
     setBusy(true);
     setError(null);
     try {
-      const out = await api<ImproveResult | ImproveResult[]>("POST", "/api/v1/improve", { json: { dataset } });
-      setRuns((r) => [...(Array.isArray(out) ? out : [out]), ...r]);
+      await api("POST", "/api/v1/improve", { json: { dataset } });
     } catch (e) {
       setError(e);
     } finally {
       setBusy(false);
+      runs.reload();
     }
   };
   return (
@@ -199,15 +220,30 @@ export function ImproveTab() {
         <button onClick={() => void run()} disabled={busy || !dataset}>{busy ? "Improving…" : "Run improve"}</button>
         <Problem error={error} />
       </div>
-      {runs.map((r, i) => (
-        <section class="card" key={i}>
-          <h3>{r.dataset_name}: {r.status}</h3>
-          <table>
-            <thead><tr><th>Stage</th><th>Status</th><th>ms</th><th>Counts</th><th>Reason</th></tr></thead>
-            <tbody>{r.stages.map((s) => <tr key={s.stage}><td>{s.stage}</td><td>{s.status}</td><td>{s.duration_ms != null ? Math.round(s.duration_ms) : ""}</td><td><code>{JSON.stringify(s.counts ?? {})}</code></td><td>{s.reason ?? (s.error ? JSON.stringify(s.error) : "")}</td></tr>)}</tbody>
+      <section class="card">
+        <header class="row">
+          <h2>Improve runs</h2>
+          <label>of <DatasetPicker label="Runs of dataset" value={filter} onChange={setFilter} allowAll /></label>
+          <button onClick={runs.reload}>Refresh</button>
+        </header>
+        <Problem error={runs.error} />
+        {runs.value && !runs.value.length && <p class="muted">No improve runs yet.</p>}
+        {!!runs.value?.length && (
+          <table class="runs">
+            <thead><tr><th>Started</th><th>Dataset</th><th>Status</th><th>Stages</th></tr></thead>
+            <tbody>
+              {runs.value.map((r) => (
+                <tr key={r.run_id} data-run={r.run_id}>
+                  <td>{when(r)}</td>
+                  <td>{r.dataset_name}</td>
+                  <td class={`status-${r.status}`}>{r.status}{r.error && <div class="problem">{r.error}</div>}</td>
+                  <td><ul class="stages">{r.stages.map((s) => <StageCell key={s.stage} stage={s} />)}</ul></td>
+                </tr>
+              ))}
+            </tbody>
           </table>
-        </section>
-      ))}
+        )}
+      </section>
     </div>
   );
 }
@@ -240,15 +276,13 @@ export function ConflictsTab() {
           <h3>{c.entity_name} · {c.attribute}</h3>
           <p>{c.explanation}</p>
           <ul>
-            {c.facts.map((f, i) => {
-              const id = String(f.edge_id ?? "");
-              return (
-                <li key={i} class="row">
-                  <span>{String(f.text ?? f.value ?? "")}</span>
-                  {c.resolved_fact_id === id ? <strong>chosen</strong> : <button onClick={() => void resolve(c, id)}>This one is right</button>}
-                </li>
-              );
-            })}
+            {c.facts.map((f) => (
+              <li key={f.edge_id} class="row">
+                <span>{f.text}</span>
+                <span class="muted">{f.label}{f.effective_date ? ` · effective ${f.effective_date}` : ""}</span>
+                {c.resolved_fact_id === f.edge_id ? <strong>chosen</strong> : <button onClick={() => void resolve(c, f.edge_id)}>This one is right</button>}
+              </li>
+            ))}
           </ul>
         </section>
       ))}
