@@ -69,8 +69,8 @@ async def test_persist_sessions_makes_the_session_searchable() -> None:
     assert any("Who wrote the first program?" in hit["text"] for hit in found)
 
 
-FIRST = "Sara visited the U.S.A. last spring with Bob."
-SECOND = "Bob thinks the USA has the best bagels. Sara agrees with Bob."
+FIRST = "Sara visited NewYork last spring with Bob."
+SECOND = "Bob visited New-York for the best bagels. Sara agrees with Bob."
 
 
 def _entities(graph: engramdb.GraphSnapshot) -> dict[str, Any]:
@@ -78,17 +78,20 @@ def _entities(graph: engramdb.GraphSnapshot) -> dict[str, Any]:
 
 
 async def test_consolidate_entities_merges_duplicates_and_forget_still_deletes_exactly() -> None:
-    """cognee's entity_deduplication: "U.S.A" (first text) and "USA" (second text) are one
-    place; the dry run only plans, the merge keeps one node supported by both texts, and each
+    """cognee's entity_deduplication: "NewYork" (first text) and "New-York" (second text) are
+    one place (ingestion keeps them apart: their names differ by more than case and dots); the dry run only plans, the merge keeps one node supported by both texts, and each
     forget deletes only what that text alone supported."""
     first = await engramdb.remember(FIRST, self_improvement=False)
     second = await engramdb.remember(SECOND, self_improvement=False)
     before = _entities(await engramdb.get_graph())
-    assert {"U.S.A", "USA"} <= before.keys()
+    assert {"NewYork", "New-York"} <= before.keys()
 
     plan = await consolidate_entities_pipeline(similarity_threshold=0.99, dry_run=True)
     [cluster] = plan.clusters
-    assert {cluster.survivor.name, *(m.name for m in cluster.merged_from)} == {"U.S.A", "USA"}
+    assert {cluster.survivor.name, *(m.name for m in cluster.merged_from)} == {
+        "NewYork",
+        "New-York",
+    }
     assert _entities(await engramdb.get_graph()).keys() == before.keys()
 
     done = await consolidate_entities_pipeline(similarity_threshold=0.99)
@@ -129,7 +132,7 @@ async def test_consolidate_entities_leaves_protected_types_alone() -> None:
         similarity_threshold=0.99, protect_node_types=["place"]
     )
     assert result.clusters == [] and result.entities_merged == 0
-    assert {"U.S.A", "USA"} <= _entities(await engramdb.get_graph()).keys()
+    assert {"NewYork", "New-York"} <= _entities(await engramdb.get_graph()).keys()
 
 
 async def test_consolidate_entity_descriptions_offline_adds_the_relations() -> None:
