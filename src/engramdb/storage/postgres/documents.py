@@ -35,6 +35,7 @@ from engramdb.storage.base import DeleteReport, DocumentWrite
 from engramdb.storage.dialect import POSTGRES, columns_of, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.terms import DROP_SPENT, add_terms, subtract_terms
 from engramdb.storage.postgres.text import document_words, scope_lexeme
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import FloatArray, check_vector
@@ -92,6 +93,12 @@ FROM unnest(%b::uuid[], %b::text[], %b::uuid[], %b::text[], %b::text[], %b::int4
 ON CONFLICT (node_id, collection) DO UPDATE SET
     dataset_id = excluded.dataset_id, words = excluded.words, length = excluded.length
 """
+
+#: The document's full-text rows, bound to (node ids, collections).
+_DOCUMENT_ROWS = "(l.node_id, l.collection) IN (SELECT * FROM unnest(%b::uuid[], %b::text[]))"
+_SUBTRACT_REPLACED = subtract_terms(_DOCUMENT_ROWS)
+_ADD_WRITTEN = add_terms(_DOCUMENT_ROWS)
+_SUBTRACT_DOOMED = subtract_terms("l.node_id IN (SELECT id FROM del_nodes)")
 
 #: Bound to (collections, dataset ids, docs, total lengths); distinct (collection, dataset).
 _ADD_LEXICAL_STATS = """
@@ -312,7 +319,12 @@ async def _write_lexical(conn: Conn, doc: PreparedDocument, datasets: dict[UUID,
         previous = old.get((row.node_id, row.collection))
         delta[0] += 0 if previous is not None else 1
         delta[1] += row.length - (previous or 0)
+    pairs = [[row.node_id for row in doc.lexical], [row.collection for row in doc.lexical]]
+    if old:
+        await conn.execute(_SUBTRACT_REPLACED, pairs)
+        await conn.execute(DROP_SPENT)
     await conn.execute(_UPSERT_LEXICAL, columns_of(rows, 6))
+    await conn.execute(_ADD_WRITTEN, pairs)
     stats = [
         (collection, dataset_id, docs, length)
         for (collection, dataset_id), (docs, length) in sorted(
@@ -353,6 +365,8 @@ async def _purge(conn: Conn) -> DeleteReport:
            WHERE s.collection = gone.collection AND s.dataset_id = gone.dataset_id"""
     )
     await conn.execute("DELETE FROM lexical_stats WHERE docs <= 0")
+    await conn.execute(_SUBTRACT_DOOMED)
+    await conn.execute(DROP_SPENT)
     await conn.execute(
         "DELETE FROM edge_sources WHERE edge_id IN (SELECT id FROM del_edges) "
         "OR data_id IN (SELECT id FROM del_data)"
@@ -391,6 +405,7 @@ _DATASET_ROWS: tuple[tuple[LiteralString, LiteralString], ...] = (
     ("vectors", "dataset_id = %s"),
     ("lexical", "dataset_id = %s"),
     ("lexical_stats", "dataset_id = %s"),
+    ("lexical_terms", "dataset_id = %s"),
     ("nodes", "dataset_id = %s"),
     ("kv_cache", "data_id IN (SELECT id FROM data WHERE dataset_id = %s)"),
     ("data", "dataset_id = %s"),
@@ -440,6 +455,7 @@ async def delete_everything(conn: Conn) -> None:
         "vectors",
         "lexical",
         "lexical_stats",
+        "lexical_terms",
         "nodes",
         "kv_cache",
         "data",
