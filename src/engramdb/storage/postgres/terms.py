@@ -30,14 +30,14 @@ __all__ = [
 ]
 
 #: The table and its index of spent words (created by migration 10 with :func:`add_terms`
-#: over every row).
+#: over every row). The key leads with the dataset: forgetting one deletes a range.
 TERMS_DDL: tuple[LiteralString, ...] = (
     """CREATE TABLE lexical_terms (
         collection text NOT NULL,
         dataset_id uuid NOT NULL,
         word text NOT NULL,
         docs bigint NOT NULL,
-        PRIMARY KEY (collection, dataset_id, word)
+        PRIMARY KEY (dataset_id, collection, word)
     )""",
     "CREATE INDEX lexical_terms_spent ON lexical_terms (collection) WHERE docs <= 0",
 )
