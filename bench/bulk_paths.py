@@ -31,7 +31,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO_ROOT, format_table, latency_summary, load_note, pin_cores, write_json
+from _common import (
+    add_code_trees,
+    code_trees,
+    format_table,
+    latency_summary,
+    load_note,
+    pin_cores,
+    tree_env,
+    write_json,
+)
 
 K = 10
 
@@ -86,7 +95,7 @@ def run_child(args: argparse.Namespace, src: str, url: str) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", "--data-dir", str(data_dir)]
     cmd += ["--storage-url", url, "--chunks", str(args.chunks), "--per-doc", str(args.per_doc)]
     cmd += ["--queries", str(args.queries), "--seed", str(args.seed)]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(Path(__file__).parent)]))
+    env = tree_env(src)
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     finally:
@@ -105,23 +114,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--url", help="PostgreSQL server (default: a throwaway one)")
-    parser.add_argument("--src", default=str(REPO_ROOT / "src"), help="code to time")
-    parser.add_argument("--baseline-src", help="also time this tree's code (e.g. main's src)")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--json")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--storage-url", default="", help=argparse.SUPPRESS)
+    add_code_trees(parser)
     args = parser.parse_args()
     if args.child:
-        child(args)
-        return
+        return child(args)
     from postgres import _schema_url, postgres_url
 
-    cores = pin_cores(args.cores)
-    print(f"pinned to cores {cores}; {load_note(args.cores)}", flush=True)
-    trees = ([("baseline", args.baseline_src)] if args.baseline_src else []) + [("new", args.src)]
-    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    trees, backends = code_trees(args), [b.strip() for b in args.backends.split(",") if b.strip()]
+    print(f"pinned to cores {pin_cores(args.cores)}; {load_note(args.cores)}", flush=True)
     runs: list[dict[str, Any]] = []
     server = postgres_url(args.url) if "postgres" in backends else contextlib.nullcontext("")
     with server as base:
