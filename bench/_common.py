@@ -7,6 +7,7 @@ tables; ``--json`` writes the same figures to a file (``bench/results/`` is git-
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import math
@@ -253,3 +254,25 @@ def _cell(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+# --- timing another checkout's code in the same run ----------------------------------------------
+
+
+def add_code_trees(parser: argparse.ArgumentParser) -> None:
+    """``--src`` / ``--baseline-src`` (a baseline tree's code timed in the same run, in child
+    processes) and the child processes' hidden ``--data-dir`` / ``--storage-url``."""
+    parser.add_argument("--src", default=str(REPO_ROOT / "src"), help="code to time")
+    parser.add_argument("--baseline-src", help="also time this tree's code (e.g. main's src)")
+    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--storage-url", default="", help=argparse.SUPPRESS)
+
+
+def code_trees(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(label, src directory) of each tree to time: the baseline first, when given."""
+    return ([("baseline", args.baseline_src)] if args.baseline_src else []) + [("new", args.src)]
+
+
+def tree_env(src: str) -> dict[str, str]:
+    """The environment of a child process running ``src``'s code (and this folder's modules)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(Path(__file__).parent)]))

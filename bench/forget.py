@@ -37,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from _common import REPO_ROOT, load_note, pin_cores, write_json
+from _common import (
+    REPO_ROOT,
+    add_code_trees,
+    code_trees,
+    load_note,
+    pin_cores,
+    tree_env,
+    write_json,
+)
 from recall_latency import DATASET  # the dataset recall_latency.populate fills
 
 KEPT = "kept"
@@ -124,7 +132,7 @@ def child(args: argparse.Namespace) -> None:
 def run_child(args: argparse.Namespace, phase: str, data_dir: Path, url: str, src: str) -> Any:
     cmd = [sys.executable, __file__, "--child", phase, "--data-dir", str(data_dir)]
     cmd += ["--storage-url", url, "--chunks", str(args.chunks)]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(Path(__file__).parent)]))
+    env = tree_env(src)
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         raise SystemExit(f"{phase} phase failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
@@ -150,14 +158,11 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--store-dir", help="SQLite: keep the template store here and reuse it")
-    parser.add_argument("--src", default=str(REPO_ROOT / "src"), help="code to time")
-    parser.add_argument("--baseline-src", help="also time this tree's code (e.g. main's src)")
+    add_code_trees(parser)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--json")
     parser.add_argument("--child", choices=["build", "measure"], help=argparse.SUPPRESS)
-    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--storage-url", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)
@@ -166,7 +171,7 @@ def main() -> None:
     print(f"pinned to cores {cores}; {load_note(args.cores)}", flush=True)
     # The template is built with the oldest code timed, so every tree can open it.
     build_src = args.baseline_src or args.src
-    trees = ([("baseline", args.baseline_src)] if args.baseline_src else []) + [("new", args.src)]
+    trees = code_trees(args)
     figures: dict[str, Any] = {"chunks": args.chunks, "backend": args.backend, "runs": []}
     if args.backend == "sqlite":
         root = Path(args.store_dir or tempfile.mkdtemp(prefix="forget-bench-"))

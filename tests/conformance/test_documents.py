@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from uuid import uuid4
 
 import numpy as np
@@ -462,3 +463,33 @@ async def test_extends_of_a_forgotten_document_writes_nothing(
     assert await store.write_document(extension) is False
     assert await store.get_nodes([ada.id]) == []
     assert await store.get_data(doc.data.id) is None
+
+
+async def test_a_large_document_is_stored_whole(store: Store, dataset: Dataset) -> None:
+    """Hundreds of rows of every kind in one document (the batched write path), entities met
+    again by a second document, and a node given twice (its last values count)."""
+    rng = np.random.default_rng(5)
+    people = [entity(dataset.id, f"Person {i}") for i in range(40)]
+    texts = [f"chunk {i} word{i} shared text" for i in range(300)]
+    first = make_doc(dataset.id, texts, rng=rng, entities=people[:4])
+    again = people[0].model_copy(update={"text": "Person 0, met again"})
+    write = dataclasses.replace(first.write, nodes=[*first.write.nodes, again])
+    assert await store.write_document(write) is True
+    assert (await store.get_nodes([people[0].id]))[0].text == "Person 0, met again"
+    second = make_doc(dataset.id, ["a later chunk"], rng=rng, entities=people)
+    assert await store.write_document(second.write) is True
+    assert await store.count_nodes([dataset.id]) == 300 + 40 + 1
+    stored = await store.get_nodes([c.id for c in first.chunks])
+    assert [n.text for n in stored] == texts
+    assert (await store.get_nodes([people[0].id]))[0].text == "Person 0"  # the second doc's
+    shared = (await store.get_nodes([people[1].id]))[0]
+    assert set(shared.data_ids) == {first.data.id, second.data.id}
+    hits = await store.lexical_search("chunks", "word217", [dataset.id], 5)
+    assert [h.node_id for h in hits] == [first.chunks[217].id]
+    nearest = await store.vector_search("chunks", first.vectors[123], [dataset.id], 1)
+    assert [h.node_id for h in nearest] == [first.chunks[123].id]
+    sub = await store.neighbourhood([first.chunks[0].id], depth=1, limit=1000)
+    assert {n.id for n in sub.nodes} >= {first.chunks[1].id, *(p.id for p in people[:4])}
+    report = await store.delete_data(first.data.id)
+    assert report.nodes == 300 and report.vectors == 300 and report.lexical_rows == 300
+    assert await store.count_nodes([dataset.id]) == 1 + 40

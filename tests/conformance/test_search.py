@@ -254,3 +254,31 @@ async def test_lexical_text_is_replaced_on_rewrite(store: Store, dataset: Datase
     assert await store.lexical_search("chunks", "original", [dataset.id], 5) == []
     hits = await store.lexical_search("chunks", "revised", [dataset.id], 5)
     assert [h.node_id for h in hits] == [node.id]
+
+
+async def test_lexical_scores_forget_what_was_deleted(
+    store: Store, dataset: Dataset, other_dataset: Dataset
+) -> None:
+    """After forgetting items (and rewriting a text), BM25 scores are those of a store that
+    never held them: the words' document frequencies follow every write and delete."""
+    kept = ["apple pie recipe", "banana bread", "apple banana smoothie", "cherry tart"]
+    gone = [f"apple orchard note {i}" for i in range(6)] + ["banana split", "plain words"]
+
+    async def scores(ds: Dataset) -> list[float]:
+        hits = await store.lexical_search("chunks", "apple banana cherry", [ds.id], 10)
+        return sorted(round(h.score, 9) for h in hits)
+
+    doomed = make_doc(dataset.id, gone)
+    await store.write_document(doomed.write)
+    survivor = make_doc(dataset.id, ["apple cherry draft", *kept[1:]])
+    await store.write_document(survivor.write)
+    first = survivor.chunks[0]
+    rewrite = DocumentWrite(
+        data=data_record(dataset.id), nodes=[first], lexical={"chunks": [(first.id, kept[0])]}
+    )
+    await store.write_document(rewrite)
+    await store.delete_data(doomed.data.id)
+    await store.delete_data(rewrite.data.id)  # the rewritten chunk stays: survivor supports it
+    await store.write_document(make_doc(other_dataset.id, kept).write)
+    assert len(await scores(dataset)) == 4
+    assert await scores(dataset) == await scores(other_dataset)

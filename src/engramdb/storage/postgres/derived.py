@@ -26,6 +26,7 @@ from engramdb.storage.base import (
 from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.terms import DROP_SPENT, subtract_terms
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql import derived as shared
 
@@ -38,6 +39,8 @@ __all__ = [
 _UPSERT_NODE = node_upsert(POSTGRES, derived=True)
 
 _UPSERT_EDGE = edge_upsert(POSTGRES)
+
+_SUBTRACT_NODES = subtract_terms("l.node_id = ANY(%s::uuid[])")
 
 
 async def delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
@@ -66,6 +69,8 @@ async def delete_nodes(conn: Conn, node_ids: Sequence[UUID]) -> tuple[int, int]:
         (ids,),
     )
     await conn.execute("DELETE FROM lexical_stats WHERE docs <= 0")
+    await conn.execute(_SUBTRACT_NODES, (ids,))
+    await conn.execute(DROP_SPENT)
     await conn.execute("DELETE FROM lexical WHERE node_id = ANY(%s::uuid[])", (ids,))
     await conn.execute("DELETE FROM vectors WHERE node_id = ANY(%s::uuid[])", (ids,))
     cur = await conn.execute("DELETE FROM nodes WHERE id = ANY(%s::uuid[])", (ids,))

@@ -10,7 +10,10 @@ Rows are written in the document's order (nodes and edges keep it as their inser
 Two concurrent documents that share entities in different orders can deadlock; PostgreSQL
 aborts one of them and the transaction runner (:meth:`.database.Database.write`) retries it —
 in practice rare, since ``remember`` serialises the writers of one dataset with its lock.
-Batches go out with ``executemany`` (pipelined by psycopg, one round trip per batch).
+Each table gets ONE statement per document: the rows are bound as one array per column and
+unpacked by ``unnest`` (:meth:`.dialect.SqlDialect.unnest`), so the server plans and runs one
+``INSERT ... SELECT ... ON CONFLICT`` however many rows there are (:func:`prepare` makes the
+conflict keys distinct, which a multi-row upsert requires).
 
 Deletion is set-based, as in the embedded store: the ids to remove are collected into
 per-connection temporary tables (``del_data``, ``del_nodes``, ``del_edges``; emptied at every
@@ -29,9 +32,10 @@ from uuid import UUID
 from engramdb.errors import EmbeddingMismatchError, StorageError
 from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
-from engramdb.storage.dialect import POSTGRES, edge_upsert, node_upsert
+from engramdb.storage.dialect import POSTGRES, columns_of, edge_upsert, node_upsert
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.rows import to_json
+from engramdb.storage.postgres.terms import DROP_SPENT, add_terms, subtract_terms
 from engramdb.storage.postgres.text import document_words, scope_lexeme
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import FloatArray, check_vector
@@ -39,12 +43,12 @@ from engramdb.storage.sql import documents as shared
 from engramdb.storage.sql.derived import note_changes
 
 __all__ = [
-    "UPSERT_VECTOR",
     "PreparedDocument",
     "delete_data",
     "delete_dataset",
     "delete_everything",
     "prepare",
+    "upsert_vectors",
     "write_document",
 ]
 
@@ -58,25 +62,49 @@ VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)
 ON CONFLICT (dataset_id, content_hash) DO NOTHING
 """
 
-_UPSERT_NODE = node_upsert(POSTGRES, derived=False)
+_UPSERT_NODES = node_upsert(POSTGRES, derived=False, batch=True)
 
-_UPSERT_EDGE = edge_upsert(POSTGRES, derived=False)
+_UPSERT_EDGES = edge_upsert(POSTGRES, derived=False, batch=True)
 
-UPSERT_VECTOR = """
-INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding) VALUES (%s, %s, %s, %s, %b)
+_ADD_NODE_SOURCES = (
+    "INSERT INTO node_sources (node_id, data_id) "
+    "SELECT n, %s FROM unnest(%b::uuid[]) AS t(n) ON CONFLICT DO NOTHING"
+)
+
+_ADD_EDGE_SOURCES = (
+    "INSERT INTO edge_sources (edge_id, data_id) "
+    "SELECT e, %s FROM unnest(%b::uuid[]) AS t(e) ON CONFLICT DO NOTHING"
+)
+
+#: Bound to (node ids, collections, dataset ids, dims, embeddings); distinct (node, collection).
+_UPSERT_VECTORS = """
+INSERT INTO vectors (node_id, collection, dataset_id, dim, embedding)
+SELECT * FROM unnest(%b::uuid[], %b::text[], %b::uuid[], %b::int4[], %b::vector[])
 ON CONFLICT (node_id, collection) DO UPDATE SET
     dataset_id = excluded.dataset_id, dim = excluded.dim, embedding = excluded.embedding
 """
 
+#: Bound to (node ids, collections, dataset ids, words, scope lexemes, lengths).
 _UPSERT_LEXICAL = """
 INSERT INTO lexical (node_id, collection, dataset_id, words, length)
-VALUES (%s, %s, %s, to_tsvector('simple', %s) || array_to_tsvector(ARRAY[%s::text]), %s)
+SELECT t.node_id, t.collection, t.dataset_id,
+       to_tsvector('simple', t.words) || array_to_tsvector(ARRAY[t.scope]), t.length
+FROM unnest(%b::uuid[], %b::text[], %b::uuid[], %b::text[], %b::text[], %b::int4[])
+     AS t(node_id, collection, dataset_id, words, scope, length)
 ON CONFLICT (node_id, collection) DO UPDATE SET
     dataset_id = excluded.dataset_id, words = excluded.words, length = excluded.length
 """
 
+#: The document's full-text rows, bound to (node ids, collections).
+_DOCUMENT_ROWS = "(l.node_id, l.collection) IN (SELECT * FROM unnest(%b::uuid[], %b::text[]))"
+_SUBTRACT_REPLACED = subtract_terms(_DOCUMENT_ROWS)
+_ADD_WRITTEN = add_terms(_DOCUMENT_ROWS)
+_SUBTRACT_DOOMED = subtract_terms("l.node_id IN (SELECT id FROM del_nodes)")
+
+#: Bound to (collections, dataset ids, docs, total lengths); distinct (collection, dataset).
 _ADD_LEXICAL_STATS = """
-INSERT INTO lexical_stats (collection, dataset_id, docs, total_length) VALUES (%s, %s, %s, %s)
+INSERT INTO lexical_stats (collection, dataset_id, docs, total_length)
+SELECT * FROM unnest(%b::text[], %b::uuid[], %b::int8[], %b::int8[])
 ON CONFLICT (collection, dataset_id) DO UPDATE SET
     docs = lexical_stats.docs + excluded.docs,
     total_length = lexical_stats.total_length + excluded.total_length
@@ -147,8 +175,8 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
             n.name,
             n.text,
             to_json(n.properties),
-            n.importance_weight,
-            n.feedback_weight,
+            float(n.importance_weight),
+            float(n.feedback_weight),
             now,
             now,
         )
@@ -162,8 +190,8 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
             e.target_id,
             e.relation,
             to_json(e.properties),
-            e.importance_weight,
-            e.feedback_weight,
+            float(e.importance_weight),
+            float(e.feedback_weight),
         )
         for e in doc.edges
     }
@@ -209,35 +237,33 @@ async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
         cur = await conn.execute(_INSERT_DATA, doc.data)
         if cur.rowcount == 0:
             return False
-    async with conn.cursor() as batch:
-        if doc.nodes:
-            await batch.executemany(_UPSERT_NODE, doc.nodes)
-            await batch.executemany(
-                "INSERT INTO node_sources (node_id, data_id) VALUES (%s, %s) "
-                "ON CONFLICT DO NOTHING",
-                [(node_id, doc.data_id) for node_id in doc.node_ids],
-            )
-        known = await _node_datasets(conn, doc.referenced)
-        missing = [str(node_id) for node_id in doc.referenced if node_id not in known]
-        if missing:
-            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-            raise StorageError(
-                f"Document {doc.data_id} refers to {len(missing)} node(s) that are neither in "
-                f"the document nor in the store ({shown}); nothing was written."
-            )
-        if doc.edges:
-            await batch.executemany(_UPSERT_EDGE, doc.edges)
-            await batch.executemany(
-                "INSERT INTO edge_sources (edge_id, data_id) VALUES (%s, %s) "
-                "ON CONFLICT DO NOTHING",
-                [(edge_id, doc.data_id) for edge_id in doc.edge_ids],
-            )
-        if doc.vectors:
-            rows = await _vector_rows(conn, doc, known)
-            await batch.executemany(UPSERT_VECTOR, rows)
-        if doc.lexical:
-            await _write_lexical(conn, doc, known)
+    if doc.nodes:
+        await conn.execute(_UPSERT_NODES, columns_of(doc.nodes, len(doc.nodes[0])))
+        await conn.execute(_ADD_NODE_SOURCES, (doc.data_id, doc.node_ids))
+    known = await _node_datasets(conn, doc.referenced)
+    missing = [str(node_id) for node_id in doc.referenced if node_id not in known]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise StorageError(
+            f"Document {doc.data_id} refers to {len(missing)} node(s) that are neither in "
+            f"the document nor in the store ({shown}); nothing was written."
+        )
+    if doc.edges:
+        await conn.execute(_UPSERT_EDGES, columns_of(doc.edges, len(doc.edges[0])))
+        await conn.execute(_ADD_EDGE_SOURCES, (doc.data_id, doc.edge_ids))
+    if doc.vectors:
+        await upsert_vectors(conn, await _vector_rows(conn, doc, known))
+    if doc.lexical:
+        await _write_lexical(conn, doc, known)
     return True
+
+
+async def upsert_vectors(conn: Conn, rows: Sequence[tuple[object, ...]]) -> None:
+    """Write (node id, collection, dataset id, dim, embedding) rows in one statement; a
+    (node, collection) given twice keeps its last values, as sequential upserts would."""
+    distinct = list({(row[0], row[1]): row for row in rows}.values())
+    if distinct:
+        await conn.execute(_UPSERT_VECTORS, columns_of(distinct, 5))
 
 
 async def _node_datasets(conn: Conn, node_ids: Sequence[UUID]) -> dict[UUID, UUID]:
@@ -297,17 +323,19 @@ async def _write_lexical(conn: Conn, doc: PreparedDocument, datasets: dict[UUID,
         previous = old.get((row.node_id, row.collection))
         delta[0] += 0 if previous is not None else 1
         delta[1] += row.length - (previous or 0)
-    async with conn.cursor() as writer:
-        await writer.executemany(_UPSERT_LEXICAL, rows)
-        await writer.executemany(
-            _ADD_LEXICAL_STATS,
-            [
-                (collection, dataset_id, docs, length)
-                for (collection, dataset_id), (docs, length) in sorted(
-                    deltas.items(), key=lambda item: (item[0][0], str(item[0][1]))
-                )
-            ],
+    pairs = [[row.node_id for row in doc.lexical], [row.collection for row in doc.lexical]]
+    if old:
+        await conn.execute(_SUBTRACT_REPLACED, pairs)
+        await conn.execute(DROP_SPENT)
+    await conn.execute(_UPSERT_LEXICAL, columns_of(rows, 6))
+    await conn.execute(_ADD_WRITTEN, pairs)
+    stats = [
+        (collection, dataset_id, docs, length)
+        for (collection, dataset_id), (docs, length) in sorted(
+            deltas.items(), key=lambda item: (item[0][0], str(item[0][1]))
         )
+    ]
+    await conn.execute(_ADD_LEXICAL_STATS, columns_of(stats, 4))
 
 
 # --- deletion --------------------------------------------------------------------------------
@@ -341,6 +369,8 @@ async def _purge(conn: Conn) -> DeleteReport:
            WHERE s.collection = gone.collection AND s.dataset_id = gone.dataset_id"""
     )
     await conn.execute("DELETE FROM lexical_stats WHERE docs <= 0")
+    await conn.execute(_SUBTRACT_DOOMED)
+    await conn.execute(DROP_SPENT)
     await conn.execute(
         "DELETE FROM edge_sources WHERE edge_id IN (SELECT id FROM del_edges) "
         "OR data_id IN (SELECT id FROM del_data)"
@@ -379,6 +409,7 @@ _DATASET_ROWS: tuple[tuple[LiteralString, LiteralString], ...] = (
     ("vectors", "dataset_id = %s"),
     ("lexical", "dataset_id = %s"),
     ("lexical_stats", "dataset_id = %s"),
+    ("lexical_terms", "dataset_id = %s"),
     ("nodes", "dataset_id = %s"),
     ("kv_cache", "data_id IN (SELECT id FROM data WHERE dataset_id = %s)"),
     ("data", "dataset_id = %s"),
@@ -428,6 +459,7 @@ async def delete_everything(conn: Conn) -> None:
         "vectors",
         "lexical",
         "lexical_stats",
+        "lexical_terms",
         "nodes",
         "kv_cache",
         "data",

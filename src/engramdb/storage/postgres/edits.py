@@ -18,7 +18,7 @@ from engramdb.errors import EmbeddingMismatchError
 from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.postgres.database import Conn
 from engramdb.storage.postgres.derived import delete_nodes
-from engramdb.storage.postgres.documents import UPSERT_VECTOR
+from engramdb.storage.postgres.documents import upsert_vectors
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import check_vector
 from engramdb.storage.sql import edits as shared
@@ -57,9 +57,7 @@ async def _write_vectors(conn: Conn, dataset_id: UUID, vectors: Sequence[VectorR
                 f"vectors; the rewrite brings {dim}-dimensional ones. Re-embed with the "
                 "dataset's model."
             )
-    if rows:
-        async with conn.cursor() as batch:
-            await batch.executemany(UPSERT_VECTOR, rows)
+    await upsert_vectors(conn, rows)
 
 
 async def _rewrite(conn: Conn, dataset_id: UUID, rewrites: Sequence[NodeRewrite]) -> None:

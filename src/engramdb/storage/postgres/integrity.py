@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from engramdb.storage.postgres.database import Conn
+from engramdb.storage.postgres.terms import row_terms
 
 __all__ = ["INTEGRITY_CHECKS", "check_integrity"]
 
@@ -61,6 +62,15 @@ INTEGRITY_CHECKS: tuple[tuple[str, LiteralString], ...] = (
         "FROM lexical GROUP BY collection, dataset_id) r "
         "ON r.collection = s.collection AND r.dataset_id = s.dataset_id "
         "WHERE s.docs IS DISTINCT FROM r.docs OR s.total_length IS DISTINCT FROM r.total_length",
+    ),
+    (
+        "full-text document frequencies that disagree with the full-text rows",
+        "SELECT coalesce(t.collection, r.collection) || '/' || "
+        "coalesce(t.dataset_id, r.dataset_id) || '/' || coalesce(t.word, r.word) "
+        "FROM lexical_terms t FULL JOIN ("
+        + row_terms("TRUE")
+        + ") r ON r.collection = t.collection AND r.dataset_id = t.dataset_id AND r.word = t.word "
+        "WHERE t.docs IS DISTINCT FROM r.docs",
     ),
     (
         "node provenance pointing at a missing data record",

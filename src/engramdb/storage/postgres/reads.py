@@ -16,19 +16,17 @@ full-text index:
   :mod:`.text`), whatever the planner's statistics;
 * a word's frequency in a row is ``ts_rank_cd('{1,1,1,1}', words, word)``: for a one-word
   query, cover density ranking with unit weights counts the word's occurrences;
-* N and the average length come from ``lexical_stats``; n (rows holding the word) is counted
-  per query within the requested datasets, bounded: a word found in more than
-  ``POSTINGS_BUDGET`` rows is left out, rarest words first, like the embedded store's pruning —
-  such a word's idf is near zero, and scoring every row it matches would cost tens of ms.
-  Counting itself costs as much for a word found in most rows, so words that PostgreSQL's column
-  statistics (the ``most_common_elems`` of ``lexical.words``) already show to exceed the budget
-  in the searched scope are left out before counting (:func:`skip_common_words`); before the
-  first ``ANALYZE`` every word is counted.
+* N and the average length come from ``lexical_stats``; n (rows holding the word) from
+  ``lexical_terms``, the document frequencies maintained with the rows (:mod:`.terms`): one
+  primary-key probe per word and dataset, however common the word. A word found in more than
+  ``POSTINGS_BUDGET`` rows of the requested datasets is left out, rarest words first, like the
+  embedded store's pruning — such a word's idf is near zero, and scoring every row it matches
+  would cost tens of ms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import partial
 from uuid import UUID
 
@@ -41,6 +39,7 @@ from engramdb.storage.postgres.rows import (
     EDGE_COLUMNS_BARE,
     NODE_COLUMNS,
 )
+from engramdb.storage.postgres.terms import FREQUENCIES
 from engramdb.storage.postgres.text import query_words, scope_query
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.sql import graph as shared
@@ -187,17 +186,9 @@ async def edges_between(
 
 # --- full text -------------------------------------------------------------------------------
 
-# Every search condition is ONE tsquery against the GIN index: the words AND the scope lexemes
-# of the requested (collection, datasets) (see :mod:`.text`). Counting needs nothing else (so
-# all-visible pages are not even read); the candidates recheck ``dataset_id``.
-_DOCUMENT_FREQUENCIES = """
-SELECT w.word, (SELECT count(*) FROM (
-    SELECT 1 FROM lexical l
-    WHERE l.words @@ (to_tsquery('simple', w.word) && %(scope)s::tsquery)
-    LIMIT %(cap)s) AS hits)
-FROM unnest(%(words)s::text[]) AS w(word)
-"""
-
+# The candidates' search condition is ONE tsquery against the GIN index: the words AND the scope
+# lexemes of the requested (collection, datasets) (see :mod:`.text`); they recheck
+# ``dataset_id``.
 _BM25 = """
 WITH terms AS MATERIALIZED (
     SELECT t.word, to_tsquery('simple', t.word) AS query,
@@ -228,24 +219,6 @@ LIMIT %(top_k)s
 """
 
 
-async def word_shares(conn: Conn, schema: str) -> dict[str, float]:
-    """The most common words of the full-text rows with the share of rows holding each, from
-    PostgreSQL's column statistics (``ANALYZE``, run by autovacuum); empty before the first."""
-    cur = await conn.execute(
-        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-        "WHERE schemaname = %s AND tablename = 'lexical' AND attname = 'words'",
-        (schema,),
-    )
-    row = await cur.fetchone()
-    if row is None or row[0] is None or row[1] is None:
-        return {}
-    return {
-        str(word): float(share)
-        for word, share in zip(row[0], row[1], strict=False)
-        if not str(word).startswith("@")
-    }
-
-
 def prune_common_words(frequencies: dict[str, int], budget: int = POSTINGS_BUDGET) -> list[str]:
     """The rarest words whose postings fit ``budget`` (always at least one matching word).
     Words no row holds are dropped: they cannot score."""
@@ -260,53 +233,14 @@ def prune_common_words(frequencies: dict[str, int], budget: int = POSTINGS_BUDGE
     return kept
 
 
-async def _scope_size(conn: Conn, collection: str, datasets: list[UUID]) -> int:
-    cur = await conn.execute(
-        "SELECT coalesce(sum(docs), 0) FROM lexical_stats "
-        "WHERE collection = %s AND dataset_id = ANY(%s::uuid[])",
-        (collection, datasets),
-    )
-    row = await cur.fetchone()
-    return int(row[0]) if row is not None else 0
-
-
-def skip_common_words(
-    words: list[str], share: Mapping[str, float], scope_size: int, budget: int = POSTINGS_BUDGET
-) -> list[str]:
-    """The words worth counting: those whose expected postings in the scope (their share of all
-    rows, from PostgreSQL's statistics, times the scope's size) fit ``budget``; when none do,
-    the least common one. Counting a word found in most rows costs as much as scoring them."""
-    expected = {w: share.get(w, 0.0) * scope_size for w in words}
-    fitting = [w for w in words if expected[w] <= budget]
-    return fitting or [min(words, key=lambda w: expected[w])]
-
-
 async def lexical_search(
-    conn: Conn,
-    collection: str,
-    query: str,
-    dataset_ids: Sequence[UUID],
-    top_k: int,
-    common: Mapping[str, float] | None = None,
+    conn: Conn, collection: str, query: str, dataset_ids: Sequence[UUID], top_k: int
 ) -> list[ScoredId]:
-    """``common`` maps very common words to their share of all full-text rows (see
-    :func:`word_shares`): they are left out before counting."""
     words = query_words(query)
     if not dataset_ids or top_k <= 0 or not words:
         return []
     datasets = list(dict.fromkeys(dataset_ids))
-    scope = scope_query(collection, datasets)
-    if common and len(words) > 1:
-        words = skip_common_words(words, common, await _scope_size(conn, collection, datasets))
-    cur = await conn.execute(
-        _DOCUMENT_FREQUENCIES,
-        {
-            "scope": scope,
-            "datasets": datasets,
-            "cap": POSTINGS_BUDGET + 1,
-            "words": words,
-        },
-    )
+    cur = await conn.execute(FREQUENCIES, (collection, datasets, words))
     frequencies = {str(row[0]): int(row[1]) for row in await cur.fetchall()}
     kept = prune_common_words(frequencies)
     if not kept:
@@ -321,7 +255,7 @@ async def lexical_search(
             "collection": collection,
             "datasets": datasets,
             "any_word": " | ".join(kept),
-            "scope": scope,
+            "scope": scope_query(collection, datasets),
             "k1": BM25_K1,
             "b": BM25_B,
             "top_k": top_k,

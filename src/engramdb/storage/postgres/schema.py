@@ -14,7 +14,8 @@ dimension) gets its own partial HNSW index on ``embedding::vector(dim)`` (see
 :mod:`.vectors`), created when the first such vector is written. Full text is a ``tsvector``
 of engramdb's own normalised words (``simple`` configuration: no stemming, no stopwords) with a
 GIN index; ``lexical_stats`` keeps the document count and total length per (collection,
-dataset) that BM25 needs, maintained in the same transactions as the rows.
+dataset) that BM25 needs and ``lexical_terms`` each word's document frequency (:mod:`.terms`),
+both maintained in the same transactions as the rows.
 
 Append new migrations; never edit a released one.
 """
@@ -28,6 +29,7 @@ from psycopg import AsyncConnection, sql
 from engramdb.models.records import utcnow
 from engramdb.storage.dialect import POSTGRES
 from engramdb.storage.migrations import Migration, latest_version, pending, record_sql
+from engramdb.storage.postgres.terms import TERMS_DDL, add_terms
 
 __all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "applied_version", "apply_migrations"]
 
@@ -430,6 +432,12 @@ _V9_RUN_STAGES = Migration(
     ("ALTER TABLE pipeline_runs ADD COLUMN stages jsonb NOT NULL DEFAULT '[]'",),
 )
 
+_V10_LEXICAL_TERMS = Migration(
+    10,
+    "full-text document frequencies per (collection, dataset, word), kept with the rows",
+    (*TERMS_DDL, add_terms("TRUE")),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_CORE,
     _V2_SESSIONS,
@@ -440,6 +448,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _V7_TOOLS,
     _V8_SERVED_GUIDANCE,
     _V9_RUN_STAGES,
+    _V10_LEXICAL_TERMS,
 )
 LATEST_VERSION = latest_version(MIGRATIONS)
 

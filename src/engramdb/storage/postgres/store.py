@@ -23,7 +23,6 @@ pgvector extension, the schema and its tables are created only by :meth:`Postgre
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import partial
@@ -102,8 +101,6 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: How long the common words' statistics are reused before they are read again (seconds).
-_WORD_SHARES_TTL_S = 300.0
 #: The pgvector release whose ``hnsw.iterative_scan`` keeps filtered searches' recall.
 _ITERATIVE_SCAN_VERSION = (0, 8, 0)
 
@@ -133,8 +130,6 @@ class PostgresStore(StoreCore):
         self._exact_limit = exact_search_limit
         #: (collection, dim) pairs whose HNSW index is known to exist.
         self._indexed: set[tuple[str, int]] = set()
-        #: (monotonic time read, word -> share of full-text rows) of the common words.
-        self._shares: tuple[float, dict[str, float]] | None = None
 
     @property
     def schema(self) -> str:
@@ -399,7 +394,6 @@ class PostgresStore(StoreCore):
     async def _lexical_search(
         self, collection: str, query: str, dataset_ids: list[UUID], top_k: int
     ) -> list[ScoredId]:
-        common = await self._word_shares()
         return await self._db.read(
             partial(
                 reads.lexical_search,
@@ -407,7 +401,6 @@ class PostgresStore(StoreCore):
                 query=query,
                 dataset_ids=dataset_ids,
                 top_k=top_k,
-                common=common,
             )
         )
 
@@ -431,14 +424,6 @@ class PostgresStore(StoreCore):
             self._indexed.add((collection, dim))
             return True
         return False
-
-    async def _word_shares(self) -> dict[str, float]:
-        """The common words' shares from the column statistics, re-read every few minutes."""
-        now = time.monotonic()
-        if self._shares is None or now - self._shares[0] > _WORD_SHARES_TTL_S:
-            shares = await self._db.read(partial(reads.word_shares, schema=self._target.schema))
-            self._shares = (now, shares)
-        return self._shares[1]
 
     # --- locks -----------------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from psycopg import sql
 from psycopg.abc import Buffer
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
+from psycopg.types import TypeInfo
 
 from engramdb.errors import EngramValidationError
 from engramdb.storage.postgres.database import Conn
@@ -81,15 +82,18 @@ class _VectorBinaryDumper(Dumper):
 
 
 async def register_vector_dumper(conn: Conn) -> bool:
-    """Teach ``conn`` to send numpy arrays as ``vector`` (binary, ``%b``); False when the
-    pgvector extension is not installed in this database yet."""
+    """Teach ``conn`` to send numpy arrays as ``vector`` (binary, ``%b``), and lists of them
+    as ``vector[]`` (the batched writes); False when the pgvector extension is not installed in
+    this database yet."""
     cur = await conn.execute(
-        "SELECT t.oid FROM pg_type t JOIN pg_extension e ON e.extnamespace = t.typnamespace "
+        "SELECT t.oid, t.typarray FROM pg_type t "
+        "JOIN pg_extension e ON e.extnamespace = t.typnamespace "
         "WHERE e.extname = 'vector' AND t.typname = 'vector'"
     )
     row = await cur.fetchone()
     if row is None:
         return False
+    TypeInfo("vector", int(row[0]), int(row[1])).register(conn)
     dumper = type("VectorDumper", (_VectorBinaryDumper,), {"oid": int(row[0])})
     conn.adapters.register_dumper(np.ndarray, dumper)
     return True

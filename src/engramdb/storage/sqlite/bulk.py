@@ -2,10 +2,13 @@
 
 It runs in ONE ``BEGIN IMMEDIATE`` transaction, as every write does (a kill mid-forget leaves
 all or nothing), but with foreign-key enforcement switched off around it
-(``Database.write(foreign_keys=False)``): every statement deletes children before parents
+(``Database.write(bulk_delete=True)``): every statement deletes children before parents
 itself, so the per-row parent/child look-ups SQLite would make for each of several hundred
 thousand rows (and the cascades) are pure cost, and without them a ``DELETE`` with no
-``WHERE`` empties a table and its indexes at once instead of visiting every row.
+``WHERE`` empties a table and its indexes at once instead of visiting every row. Freed pages
+are not overwritten with zeros (``secure_delete = FAST``, see
+:data:`.database.BULK_SECURE_DELETE`): on a SQLite built with secure delete on, zeroing them
+was most of the time of a large forget.
 
 1. **Other datasets' rows first, exactly.** What the dataset's data is the only support of in
    another dataset, and other datasets' edges touching its nodes, are collected into the

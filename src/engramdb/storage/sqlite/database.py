@@ -117,6 +117,14 @@ def translate_error(exc: sqlite3.Error, path: Path) -> Exception:
     return StorageError(f"SQLite error on {path}: {text}")
 
 
+#: ``secure_delete`` during a bulk delete. SQLite builds that default it to ON (as this
+#: platform's may) overwrite every freed page with zeros: forgetting a 100k-chunk dataset then
+#: writes its ~1.4 GB once more, through the WAL (~7 of its ~9 s). FAST still zeroes deleted
+#: content on the pages that stay in use and leaves whole freed pages as they are, until SQLite
+#: reuses them — what SQLite's own default (OFF) does for every delete, and less.
+BULK_SECURE_DELETE = "FAST"
+
+
 class Database:
     """The write and read connections of one store object (opened lazily)."""
 
@@ -204,26 +212,30 @@ class Database:
         work: Callable[[sqlite3.Connection], T],
         *,
         verify: bool = True,
-        foreign_keys: bool = True,
+        bulk_delete: bool = False,
     ) -> T:
         """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, retrying on busy/locked.
 
         ``work`` must only touch the database (it may run more than once). Any exception rolls
-        the transaction back; sqlite3 errors come out translated. ``foreign_keys=False`` runs it
-        without foreign-key enforcement (no per-row parent/child look-ups and no cascades, and
-        a ``DELETE`` without ``WHERE`` empties a table at once): only for work that deletes
-        children before parents itself, such as the bulk forget of a dataset.
+        the transaction back; sqlite3 errors come out translated. ``bulk_delete=True`` is for
+        work that deletes most of a large store, children before parents itself (the bulk
+        forget of a dataset): it runs without foreign-key enforcement (no per-row parent/child
+        look-ups and no cascades, and a ``DELETE`` without ``WHERE`` empties a table at once)
+        and with ``secure_delete = FAST`` (see :data:`BULK_SECURE_DELETE`).
         """
         with self._write_lock:
             try:
                 conn = self._get_writer(verify=verify)
-                if foreign_keys:
+                if not bulk_delete:
                     return _transaction(conn, work, "BEGIN IMMEDIATE")
-                # The pragma is a no-op inside a transaction: switched around it.
+                # The foreign-key pragma is a no-op inside a transaction: switched around it.
+                previous = conn.execute("PRAGMA secure_delete").fetchone()[0]
                 conn.execute("PRAGMA foreign_keys = OFF")
+                conn.execute(f"PRAGMA secure_delete = {BULK_SECURE_DELETE}")
                 try:
                     return _transaction(conn, work, "BEGIN IMMEDIATE")
                 finally:
+                    conn.execute(f"PRAGMA secure_delete = {int(previous)}")
                     conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
                 raise translate_error(exc, self.path) from exc

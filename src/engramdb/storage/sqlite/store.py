@@ -178,7 +178,7 @@ class SqliteStore(StoreCore):
 
     async def delete_dataset(self, dataset_id: UUID) -> DeleteReport:
         work = partial(bulk.delete_dataset, dataset_id=dataset_id, log_keep=self._log_keep)
-        report = await asyncio.to_thread(self._db.write, work, foreign_keys=False)
+        report = await asyncio.to_thread(self._db.write, work, bulk_delete=True)
         await asyncio.to_thread(self._vectors.ann_files.remove, str(dataset_id))
         return report
 
