@@ -10,6 +10,10 @@ Quality: tests/data/extraction_gold.jsonl (hand-written; scoring rules in
 tests/unit/extract/gold.py): entity precision/recall/F1 strict (name + type) and lenient
 (name only), relation P/R/F1 by endpoint pair and with a compatible relation name.
 
+Bounds: seconds for one pathological text each (one huge sentence of coordinations,
+conjunctions, parentheses or repeated words; ten thousand distinct capitalised names; a megabyte),
+beside the same extractor on ordinary prose of the same length in the same run (the ratio).
+
 Speed: chunks per second on ~300-token chunks (about 230 words, the MiniLM tokenizer's
 ~1.3 tokens per English word) cut from LoCoMo conversations (``<data>/locomo/locomo_dev.json``,
 turns rendered "Speaker: text" as bench/locomo.py does) and HotpotQA paragraphs
@@ -33,6 +37,11 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from tests.unit.extract.cases import (  # noqa: E402
+    HUGE_SENTENCES,
+    SEED_ALICE,
+    ten_thousand_capitalised_words,
+)
 from tests.unit.extract.gold import Scores, load_gold, score_item  # noqa: E402
 
 from engramdb.extract.offline import HeuristicExtractor  # noqa: E402
@@ -209,6 +218,32 @@ def speed(
     return rows, payload
 
 
+def _prose(length: int) -> str:
+    return ((SEED_ALICE + " ") * (length // (len(SEED_ALICE) + 1) + 1))[:length]
+
+
+def bounds(extractors: dict[str, Extractor]) -> list[list[object]]:
+    """Each pathological text's extraction time beside ordinary prose of its length."""
+    texts = {
+        **HUGE_SENTENCES,
+        "10k capitalised names": ten_thousand_capitalised_words(),
+        "one megabyte": _prose(1_000_000),
+    }
+    rows: list[list[object]] = []
+    for name, extractor in extractors.items():
+        for label, text in texts.items():
+            took = []
+            for sample in (text, _prose(len(text))):
+                t0 = time.perf_counter()
+                _run(extractor, [sample])
+                took.append(time.perf_counter() - t0)
+            ratio = took[0] / took[1] if took[1] > 0 else float("inf")
+            rows.append(
+                [name, label, len(text), round(took[0], 3), round(took[1], 3), round(ratio, 2)]
+            )
+    return rows
+
+
 def _show(extractors: dict[str, Extractor], chunks: list[str], n: int) -> None:
     for text in chunks[:n]:
         print("=" * 100)
@@ -261,6 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     payload: dict[str, Any] = {"quality": q_payload}
+    if not args.no_speed:
+        print("\nBounds: one pathological text each, beside ordinary prose of its length\n")
+        print(_table(["extractor", "text", "chars", "s", "prose s", "ratio"], bounds(extractors)))
     corpora = {} if args.no_speed else load_chunks(Path(args.data), args.limit)
     if args.show and corpora.get("locomo"):
         _show(extractors, corpora["locomo"], args.show)

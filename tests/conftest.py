@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engramdb import register_improve_admission_check
 from engramdb.engine import set_engine
 from engramdb.settings import Settings, config
 
@@ -65,6 +66,7 @@ def isolated_config(
     yield data_dir
     set_engine(None)
     config.reset()
+    register_improve_admission_check(None)  # process-wide: a test's check must not outlive it
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@ Also run on PostgreSQL (tests/postgres/test_api.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 import engramdb
@@ -13,12 +11,6 @@ from engramdb.engine import get_engine
 from engramdb.settings import config
 
 FACT = "Ada Lovelace wrote the first program for the Analytical Engine."
-
-
-@pytest.fixture(autouse=True)
-def _no_check_left_behind() -> Iterator[None]:
-    yield
-    register_improve_admission_check(None)
 
 
 async def test_an_admission_check_declines_the_automatic_improve_after_an_ingest() -> None:

@@ -38,6 +38,27 @@ ROBUSTNESS_INPUTS = [
 ]
 
 
+#: One sentence of pathological shape each: the extractor must stay bounded on them
+#: (bench/extraction.py times them beside ordinary text of the same length).
+HUGE_SENTENCES = {
+    "coordination": "Alice and Bob met Carol, " * 4000,
+    "conjunctions": "and " * 25_000 + "Paris",
+    "parentheses": "( " * 30_000,
+    "words": "word " * 20_000,
+}
+
+
+def ten_thousand_capitalised_words() -> str:
+    """Ten thousand distinct capitalised words in "A met B in C" sentences."""
+    words = [
+        f"Zq{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}"
+        for i in range(10_000)
+    ]
+    return ". ".join(
+        f"{a} met {b} in {c}" for a, b, c in zip(words, words[1:], words[2:], strict=False)
+    )
+
+
 def names(result: ChunkExtraction) -> dict[str, str]:
     """Entity name → type."""
     return {e.name: e.type for e in result.entities}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 import pytest
 
 from engramdb.extract.heuristic.chunk import extract_chunk
@@ -12,6 +9,7 @@ from engramdb.extract.heuristic.text import clean_input
 from engramdb.extract.offline import HeuristicExtractor
 from engramdb.extract.types import ENTITY_TYPES, Extractor
 from tests.unit.extract.cases import (
+    HUGE_SENTENCES,
     ROBUSTNESS_INPUTS,
     SEED_ALICE,
     SEED_ANDREAS,
@@ -19,6 +17,7 @@ from tests.unit.extract.cases import (
     assert_well_formed,
     names,
     pairs,
+    ten_thousand_capitalised_words,
     triples,
 )
 
@@ -210,49 +209,22 @@ async def test_extract_returns_one_result_per_text_in_order(
 
 
 def test_bounds_on_ten_thousand_capitalised_words() -> None:
-    words = [
-        f"Zq{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}"
-        for i in range(10_000)
-    ]
-    text = ". ".join(
-        f"{a} met {b} in {c}" for a, b, c in zip(words, words[1:], words[2:], strict=False)
-    )
     extractor = HeuristicExtractor(max_entities=50, max_relations=100)
-    t0 = time.perf_counter()
-    result = extractor.extract_one(text)
-    assert time.perf_counter() - t0 < 30
+    result = extractor.extract_one(ten_thousand_capitalised_words())
     assert len(result.entities) == 50
     assert_well_formed(result, 50, 100)
-    small = HeuristicExtractor(max_entities=3, max_relations=2).extract_one(
-        f"{SEED_DIANA} {SEED_ALICE}"
-    )
-    assert_well_formed(small, 3, 2)
-    assert len(small.entities) == 3
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Alice and Bob met Carol, " * 4000,
-        "and " * 25_000 + "Paris",
-        "( " * 30_000,
-        "word " * 20_000,
-    ],
-    ids=["coordination", "conjunctions", "parentheses", "words"],
-)
-def test_one_huge_sentence_stays_fast(text: str) -> None:
-    t0 = time.perf_counter()
-    result = HeuristicExtractor().extract_one(text)
-    assert time.perf_counter() - t0 < 5
-    assert_well_formed(result, 50, 100)
+@pytest.mark.parametrize("text", list(HUGE_SENTENCES.values()), ids=list(HUGE_SENTENCES))
+def test_one_huge_sentence_is_bounded(text: str) -> None:
+    # how long they take is measured by bench/extraction.py (bounds table), not here
+    assert_well_formed(HeuristicExtractor().extract_one(text), 50, 100)
 
 
 def test_one_megabyte_is_cut_and_bounded() -> None:
     text = (SEED_ALICE + " ") * (1_000_000 // (len(SEED_ALICE) + 1))
     extractor = HeuristicExtractor()
-    t0 = time.perf_counter()
     result = extractor.extract_one(text)
-    assert time.perf_counter() - t0 < 30
     assert_well_formed(result, extractor.max_entities, extractor.max_relations)
     assert "Alice" in names(result)
     assert len(result.summary) <= 400
@@ -289,22 +261,3 @@ def test_fail_open_logs_and_returns_a_summary(
     assert result.entities == [] and result.relations == []
     assert result.summary == SEED_ANDREAS
     assert "heuristic extraction failed" in caplog.text
-
-
-def test_speed_floor() -> None:
-    """Well above the 50 chunks/s target on ~300-token chat chunks (measured ~700/s)."""
-    turn = (
-        "Caroline: I went to a LGBTQ support group yesterday and it was so powerful. "
-        "Melanie: Wow, that's cool! We took the kids to the Grand Canyon last summer and "
-        "I painted a lake sunrise. John: My wife Sarah and I visited Rome and Florence in "
-        "April 2022, and we spent $3,000 on the trip."
-    )
-    chunks = [
-        f"Session {i}: 1:56 pm on 8 May, 2023\n\n" + "\n\n".join([turn] * 4) for i in range(60)
-    ]
-    extractor = HeuristicExtractor()
-    extractor.extract_sync(chunks[:2])
-    t0 = time.perf_counter()
-    asyncio.run(extractor.extract(chunks))
-    rate = len(chunks) / (time.perf_counter() - t0)
-    assert rate >= 50, f"{rate:.0f} chunks/s"
