@@ -79,8 +79,9 @@ def _entities(graph: engramdb.GraphSnapshot) -> dict[str, Any]:
 
 async def test_consolidate_entities_merges_duplicates_and_forget_still_deletes_exactly() -> None:
     """cognee's entity_deduplication: "NewYork" (first text) and "New-York" (second text) are
-    one place (ingestion keeps them apart: their names differ by more than case and dots); the dry run only plans, the merge keeps one node supported by both texts, and each
-    forget deletes only what that text alone supported."""
+    one place (ingestion keeps them apart: they differ by more than case and dots); the dry
+    run only plans, the merge keeps one node supported by both texts, and each forget deletes
+    only what that text alone supported."""
     first = await engramdb.remember(FIRST, self_improvement=False)
     second = await engramdb.remember(SECOND, self_improvement=False)
     before = _entities(await engramdb.get_graph())
