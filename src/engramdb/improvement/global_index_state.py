@@ -201,9 +201,8 @@ class IndexState:
         """Fetch these entities' and documents' nodes; returns the entities whose label or
         name changed (or that appeared or vanished)."""
         changed: set[UUID] = set()
-        found = {
-            n.id: n for n in await store.get_nodes(sorted(entity_ids, key=str), provenance=False)
-        }
+        wanted = sorted(entity_ids | set(doc_ids), key=str)  # one read for both
+        found = {n.id: n for n in await store.get_nodes(wanted, provenance=False)}
         for entity_id in entity_ids:
             old, new = self.names.get(entity_id), found.get(entity_id)
             if (old is None) != (new is None) or (
@@ -216,9 +215,9 @@ class IndexState:
                 self.names.pop(entity_id, None)
             else:
                 self.names[entity_id] = new
-        if doc_ids:
-            for node in await store.get_nodes(sorted(doc_ids, key=str), provenance=False):
-                self.doc_names[node.id] = node.name
+        for doc_id in doc_ids:
+            if (node := found.get(doc_id)) is not None:
+                self.doc_names[doc_id] = node.name
         return changed
 
     def _set_bucket(self, doc_id: UUID, node: Node | None) -> None:
