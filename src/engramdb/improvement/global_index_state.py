@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id
-from engramdb.improvement.changes import read_notes
+from engramdb.improvement.changes import Notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
     TOKEN_KEY,
@@ -294,10 +294,9 @@ async def load(store: Store, dataset: Dataset, token: str) -> IndexState:
     return kept
 
 
-async def current(store: Store, dataset: Dataset) -> IndexState | None:
-    """The state of the dataset's last build: this process's, or loaded from the store (None
-    when the index was never built)."""
-    token = await store.get_improve_state(dataset.id, TOKEN_KEY)
+async def current(store: Store, dataset: Dataset, token: str | None) -> IndexState | None:
+    """The state of the dataset's last build, whose token (:data:`TOKEN_KEY`) the store holds:
+    this process's, or loaded from the store (None when the index was never built)."""
     if not token:
         return None
     kept = cached(store, dataset.id)
@@ -308,10 +307,12 @@ async def current(store: Store, dataset: Dataset) -> IndexState | None:
     return kept
 
 
-async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutcome:
+async def build_incremental(
+    ctx: ImproveContext, kept: IndexState, ids: set[UUID], notes: Notes
+) -> StageOutcome:
+    """The build from ``kept``, given the dataset's data ids and the change notes (read at the
+    stage's start)."""
     store, dataset = ctx.store, ctx.dataset
-    ids = set(await store.data_ids(dataset.id))
-    notes = await read_notes(store, dataset.id, OWNER)
     added = sorted(ids - kept.data_ids, key=lambda d: d.int)
     removed = kept.data_ids - ids
     if not added and not removed and not notes.stamps:
