@@ -23,7 +23,7 @@ from engramdb.storage.base import (
     NodeRewrite,
     Store,
 )
-from engramdb.storage.types import GRAPH_CHANGE_READERS, graph_change_prefix
+from engramdb.storage.types import GRAPH_CHANGE_READERS, StageInputs, graph_change_prefix
 from tests.conformance._helpers import edge, entity, make_doc
 
 
@@ -450,3 +450,22 @@ async def test_chunk_counts_and_facts_by_source_or_document(store: Store, datase
     assert by_doc[0].data_ids == [first.data.id]
     assert await store.fact_edges(dataset.id, source_ids=[]) == []
     assert await store.fact_edges(dataset.id, data_ids=[]) == []
+
+
+async def test_stage_inputs_reads_a_key_a_prefix_and_the_data_ids(
+    store: Store, dataset: Dataset
+) -> None:
+    assert await store.stage_inputs(dataset.id, key="s.token", prefix="s.note:") == StageInputs(
+        None, {}, []
+    )
+    docs = [make_doc(dataset.id, [text]) for text in ("one", "two")]
+    for doc in docs:
+        assert await store.write_document(doc.write)
+    for key in ("s.token", "s.note:1", "s.note:2", "s.notes", "t.note:1"):
+        await store.set_improve_state(dataset.id, key, key.upper())
+    inputs = await store.stage_inputs(dataset.id, key="s.token", prefix="s.note:")
+    assert inputs == StageInputs(
+        "S.TOKEN",
+        {"s.note:1": "S.NOTE:1", "s.note:2": "S.NOTE:2"},
+        sorted(doc.data.id for doc in docs),
+    )

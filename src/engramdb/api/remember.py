@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections.abc import Sequence
@@ -60,6 +61,7 @@ from engramdb.sessions.writes import (
     write_qa,
     write_trace,
 )
+from engramdb.storage.lending import lend_locks
 from engramdb.validation import (
     validate_dataset_name,
     validate_external_metadata,
@@ -165,6 +167,22 @@ async def remember(
     run_id = uuid4() if run_in_background else None
 
     async def run() -> RememberResult:
+        if not auto or not docs or code_roots or docs.tables:
+            return await ingest()
+        # The automatic improve follows under the lock the ingest took (not released and
+        # taken again); a queued extraction's improve runs later, after the lock is released.
+        lock_name = f"dataset:{dataset.id}"
+        async with contextlib.AsyncExitStack() as held:
+            await held.enter_async_context(eng.store.lock(lock_name, timeout=options.lock_timeout))
+            with lend_locks(eng.store, lock_name):
+                result = await ingest(queued_improve=False)
+            if not result.counts.get(QUEUED):
+                status = await auto_improve_after_ingest(eng, owner, dataset, holding_lock=True)
+                return result.model_copy(update={"improve": status})
+        return await remember_queued(eng, dataset, result)
+
+    async def ingest(*, queued_improve: bool = True) -> RememberResult:
+        """Ingest (and the queued or automatic improve when ``queued_improve``)."""
         result = None
         if not r.incremental_loading:
             await _drop_present(eng, dataset, docs)
@@ -190,6 +208,8 @@ async def remember(
             result = merge_results(result, code)
         if result is None:  # unreachable: no code means the documents were ingested
             raise RuntimeError("remember() produced no result")
+        if not queued_improve:
+            return result
         if result.counts.get(QUEUED):  # the automatic improve follows the queued extraction
             return await remember_queued(eng, dataset, result)
         if not auto or not docs:

@@ -10,6 +10,9 @@ logged): a broken budget check must not spend the budget. Nothing is lost: a dec
 improve keeps its entries counted, so the next remember of the session asks again, and the
 next improve that runs bridges them.
 
+After a remember() that extracted its documents, the check runs while that remember holds
+the dataset's lock (the improve follows under it, :func:`.auto.auto_improve_after_ingest`), so
+it must not write to that dataset.
 Explicit ``improve()`` calls are never gated by it. One check is registered per process;
 registering another replaces it, and ``None`` removes it.
 """

@@ -26,6 +26,7 @@ from engramdb.errors import EngramError
 from engramdb.improvement.admission import DECLINED, ImproveAdmission, admit_automatic_improve
 from engramdb.improvement.context import ImproveOptions
 from engramdb.models.records import Dataset, User
+from engramdb.storage.lending import lend_locks
 
 __all__ = ["auto_improve_after_ingest", "auto_improve_after_session_write", "wants_auto_improve"]
 
@@ -36,23 +37,41 @@ def wants_auto_improve(engine: Engine, self_improvement: bool) -> bool:
     return bool(self_improvement) and engine.settings.improve_auto_enabled
 
 
-async def _run(engine: Engine, owner: User, dataset: Dataset, options: ImproveOptions) -> str:
-    from engramdb.improvement.runner import improve_dataset
+async def _run(
+    engine: Engine, owner: User, dataset: Dataset, options: ImproveOptions, *, resolved: bool
+) -> str:
+    """``resolved``: the caller resolved ``dataset`` for ``owner`` with write permission just
+    now (no second lookup)."""
+    from engramdb.improvement.runner import improve_dataset, improve_resolved
 
     try:
-        result = await improve_dataset(dataset.id, options, user=owner, engine=engine)
+        if resolved:
+            result = await improve_resolved(engine, owner, dataset, options)
+        else:
+            result = await improve_dataset(dataset.id, options, user=owner, engine=engine)
     except EngramError as exc:  # documented boundary: remember() already succeeded
         logger.warning("automatic improve of dataset %s failed: %s", dataset.id, exc)
         return "errored"
     return result.status
 
 
-async def auto_improve_after_ingest(engine: Engine, owner: User, dataset: Dataset) -> str:
+async def auto_improve_after_ingest(
+    engine: Engine, owner: User, dataset: Dataset, *, holding_lock: bool = False
+) -> str:
     """The graph stages after an ingest; returns the improve's status (``"declined"`` when the
-    admission check declined it)."""
+    admission check declined it).
+
+    ``holding_lock``: the caller (remember()) resolved ``dataset`` for ``owner`` with write
+    permission and holds its lock (``dataset:<id>``) since the ingest; the improve runs under
+    it (lent, :mod:`engramdb.storage.lending`) instead of releasing and taking it again. The
+    admission check runs outside the loan."""
     if not await admit_automatic_improve(ImproveAdmission(owner, dataset, "ingest")):
         return DECLINED
-    return await _run(engine, owner, dataset, ImproveOptions(automatic=True))
+    options = ImproveOptions(automatic=True)
+    if not holding_lock:
+        return await _run(engine, owner, dataset, options, resolved=False)
+    with lend_locks(engine.store, f"dataset:{dataset.id}"):
+        return await _run(engine, owner, dataset, options, resolved=True)
 
 
 async def auto_improve_after_session_write(
@@ -80,4 +99,5 @@ async def auto_improve_after_session_write(
         )
         return DECLINED if declined else "debounced"
     await store.set_improve_state(dataset.id, key, json.dumps({"pending": 0, "last": now}))
-    return await _run(engine, owner, dataset, ImproveOptions(session_ids=(session_id,)))
+    options = ImproveOptions(session_ids=(session_id,))
+    return await _run(engine, owner, dataset, options, resolved=True)

@@ -13,7 +13,7 @@ from uuid import UUID
 from engramdb.storage.base import Store
 from engramdb.storage.types import graph_change_prefix
 
-__all__ = ["Notes", "read_notes"]
+__all__ = ["Notes", "notes_of", "read_notes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +26,12 @@ class Notes:
 
 
 async def read_notes(store: Store, dataset_id: UUID, reader: str) -> Notes:
+    return notes_of(await store.get_improve_states(dataset_id, graph_change_prefix(reader)), reader)
+
+
+def notes_of(stamps: dict[str, str], reader: str) -> Notes:
+    """The notes of ``reader`` among ``stamps`` (improve-state values read by its prefix)."""
     prefix = graph_change_prefix(reader)
-    stamps = await store.get_improve_states(dataset_id, prefix)
     documents: set[UUID] = set()
     entities: set[UUID] = set()
     for key in stamps:

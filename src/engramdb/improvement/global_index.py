@@ -37,10 +37,11 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id, root_id
-from engramdb.improvement.changes import read_notes
+from engramdb.improvement.changes import notes_of
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.models.records import Dataset, Node
 from engramdb.storage.base import DerivedWrite, Store
+from engramdb.storage.types import graph_change_prefix
 
 if TYPE_CHECKING:
     from engramdb.improvement.changes import Notes
@@ -211,10 +212,14 @@ def changed_nodes(computed: Sequence[Node], stored: Mapping[UUID, Node]) -> list
 async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     from engramdb.improvement import global_index_state as state
 
-    kept = await state.current(ctx.store, ctx.dataset)
+    store, dataset = ctx.store, ctx.dataset
+    # the token, the change notes and the data ids in one read (the automatic improve's cost)
+    inputs = await store.stage_inputs(dataset.id, key=TOKEN_KEY, prefix=graph_change_prefix(OWNER))
+    notes = notes_of(inputs.states, OWNER)
+    kept = await state.current(store, dataset, inputs.value)
     if kept is not None:
-        return await state.build_incremental(ctx, kept)
-    return await build_full(ctx, await read_notes(ctx.store, ctx.dataset.id, OWNER))
+        return await state.build_incremental(ctx, kept, set(inputs.data_ids), notes)
+    return await build_full(ctx, notes)
 
 
 async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:

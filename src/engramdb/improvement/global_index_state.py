@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucket_id
-from engramdb.improvement.changes import read_notes
+from engramdb.improvement.changes import Notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
     TOKEN_KEY,
@@ -201,9 +201,8 @@ class IndexState:
         """Fetch these entities' and documents' nodes; returns the entities whose label or
         name changed (or that appeared or vanished)."""
         changed: set[UUID] = set()
-        found = {
-            n.id: n for n in await store.get_nodes(sorted(entity_ids, key=str), provenance=False)
-        }
+        wanted = sorted(entity_ids | set(doc_ids), key=str)  # one read for both
+        found = {n.id: n for n in await store.get_nodes(wanted, provenance=False)}
         for entity_id in entity_ids:
             old, new = self.names.get(entity_id), found.get(entity_id)
             if (old is None) != (new is None) or (
@@ -216,9 +215,9 @@ class IndexState:
                 self.names.pop(entity_id, None)
             else:
                 self.names[entity_id] = new
-        if doc_ids:
-            for node in await store.get_nodes(sorted(doc_ids, key=str), provenance=False):
-                self.doc_names[node.id] = node.name
+        for doc_id in doc_ids:
+            if (node := found.get(doc_id)) is not None:
+                self.doc_names[doc_id] = node.name
         return changed
 
     def _set_bucket(self, doc_id: UUID, node: Node | None) -> None:
@@ -295,10 +294,9 @@ async def load(store: Store, dataset: Dataset, token: str) -> IndexState:
     return kept
 
 
-async def current(store: Store, dataset: Dataset) -> IndexState | None:
-    """The state of the dataset's last build: this process's, or loaded from the store (None
-    when the index was never built)."""
-    token = await store.get_improve_state(dataset.id, TOKEN_KEY)
+async def current(store: Store, dataset: Dataset, token: str | None) -> IndexState | None:
+    """The state of the dataset's last build, whose token (:data:`TOKEN_KEY`) the store holds:
+    this process's, or loaded from the store (None when the index was never built)."""
     if not token:
         return None
     kept = cached(store, dataset.id)
@@ -309,10 +307,12 @@ async def current(store: Store, dataset: Dataset) -> IndexState | None:
     return kept
 
 
-async def build_incremental(ctx: ImproveContext, kept: IndexState) -> StageOutcome:
+async def build_incremental(
+    ctx: ImproveContext, kept: IndexState, ids: set[UUID], notes: Notes
+) -> StageOutcome:
+    """The build from ``kept``, given the dataset's data ids and the change notes (read at the
+    stage's start)."""
     store, dataset = ctx.store, ctx.dataset
-    ids = set(await store.data_ids(dataset.id))
-    notes = await read_notes(store, dataset.id, OWNER)
     added = sorted(ids - kept.data_ids, key=lambda d: d.int)
     removed = kept.data_ids - ids
     if not added and not removed and not notes.stamps:

@@ -36,7 +36,7 @@ from engramdb.observability.tracing import mark_error, set_attributes, span
 if TYPE_CHECKING:
     from engramdb.engine import Engine
 
-__all__ = ["IMPROVE_PIPELINE", "STAGE_SPAN", "improve_dataset", "run_improve"]
+__all__ = ["IMPROVE_PIPELINE", "STAGE_SPAN", "improve_dataset", "improve_resolved", "run_improve"]
 
 logger = logging.getLogger(__name__)
 
@@ -178,14 +178,25 @@ async def improve_dataset(
     disabled_stages(eng.settings.improve_stages_disabled)  # a bad value fails before any work
     owner = await eng.resolve_user(user)
     target = await _resolve_dataset(eng, owner, dataset)
+    if not run_in_background:
+        return await improve_resolved(eng, owner, target, options)
     result = ImproveResult(dataset_id=target.id, dataset_name=target.name)
     ctx = ImproveContext(engine=eng, user=owner, dataset=target, options=options)
-    if not run_in_background:
-        return await run_improve(ctx, result)
     task = eng.spawn(run_improve(ctx, result), name=f"engramdb-improve-{target.id}")
     task.add_done_callback(_log_failure)
     result._task = task
     return result
+
+
+async def improve_resolved(
+    engine: Engine, owner: User, dataset: Dataset, options: ImproveOptions
+) -> ImproveResult:
+    """The improve of a dataset the caller already resolved for ``owner`` with write permission
+    (the automatic improve after remember: no second lookup), run now."""
+    disabled_stages(engine.settings.improve_stages_disabled)  # a bad value fails before any work
+    result = ImproveResult(dataset_id=dataset.id, dataset_name=dataset.name)
+    ctx = ImproveContext(engine=engine, user=owner, dataset=dataset, options=options)
+    return await run_improve(ctx, result)
 
 
 def _log_failure(task: asyncio.Task[ImproveResult]) -> None:

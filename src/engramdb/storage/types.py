@@ -31,6 +31,7 @@ __all__ = [
     "MergeReport",
     "NodeRewrite",
     "ScoredId",
+    "StageInputs",
     "StagedItem",
     "StoredApiKey",
     "StoredMark",
@@ -209,6 +210,18 @@ class FeedbackReport:
     ratings: int = 0
     nodes: int = 0
     edges: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StageInputs:
+    """What an improve stage reads at its start, in one snapshot (``Store.stage_inputs``)."""
+
+    #: the improve-state value of the key asked for (None when unset)
+    value: str | None
+    #: the improve-state values whose key starts with the prefix asked for, by key
+    states: dict[str, str]
+    #: the ids of the dataset's data items, sorted
+    data_ids: list[UUID]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from engramdb.storage.types import (
     FeedbackReport,
     FeedbackUpdate,
     MentionCount,
+    StageInputs,
     Subgraph,
 )
 
@@ -93,6 +94,12 @@ class DerivedStore(ABC):
         """The dataset's improve-state values whose key starts with ``prefix``, by key (the
         change notes of :data:`~engramdb.storage.types.GRAPH_CHANGE_PREFIX`, a stage's
         per-document state)."""
+
+    @abstractmethod
+    async def stage_inputs(self, dataset_id: UUID, *, key: str, prefix: str) -> StageInputs:
+        """In one read (one snapshot): :meth:`get_improve_state` of ``key``,
+        :meth:`get_improve_states` of ``prefix`` and :meth:`data_ids` — what an incremental
+        improve stage reads at its start."""
 
     @abstractmethod
     async def graph_fingerprint(self, dataset_id: UUID) -> str:

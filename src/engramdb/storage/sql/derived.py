@@ -29,6 +29,7 @@ from engramdb.storage.types import (
     DerivedWrite,
     FeedbackReport,
     FeedbackUpdate,
+    StageInputs,
     Subgraph,
     graph_change_keys,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "note_changes",
     "set_state",
     "spend_marks",
+    "stage_inputs",
     "stale_edges",
 ]
 
@@ -200,6 +202,13 @@ def get_states(d: SqlDialect, dataset_id: UUID, prefix: str) -> Unit[dict[str, s
         f"SELECT key, value FROM improve_state WHERE dataset_id = {p} AND {where}", *params
     )
     return {str(row[0]): str(row[1]) for row in rows}
+
+
+def stage_inputs(d: SqlDialect, dataset_id: UUID, key: str, prefix: str) -> Unit[StageInputs]:
+    value = yield from get_state(d, dataset_id, key)
+    states = yield from get_states(d, dataset_id, prefix)
+    ids = yield from data_ids(d, dataset_id)
+    return StageInputs(value, states, ids)
 
 
 def chunk_counts(
@@ -395,6 +404,11 @@ class DerivedMethods(UnitPort):
 
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         return await self._read_unit(partial(data_ids, self.dialect, dataset_id))
+
+    async def stage_inputs(self, dataset_id: UUID, *, key: str, prefix: str) -> StageInputs:
+        return await self._read_unit(
+            partial(stage_inputs, self.dialect, dataset_id, key, prefix), snapshot=True
+        )
 
     async def chunk_counts(
         self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
