@@ -65,6 +65,12 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "demos/custom_pipelines/memify_coding_agent_rule_extraction_example.py": (
         r"Coding rules created by memify:\n- .*(PEP8|Susan|Friday)",
     ),
+    "demos/feedback/feedback_score_shifting_example.py": (
+        # no feedback influence: the neutral query's context leads with the technology companies;
+        # full influence: with the cars context the positive feedback was given for
+        r"--- beta = 0\.0 \(0% feedback influence\) ---\n.*(Meta|Apple|Google|Microsoft|Amazon)",
+        r"--- beta = 1\.0 \(100% feedback influence\) ---\n.*(BMW|Mercedes|Audi|Porsche)",
+    ),
     "demos/custom_pipelines/organizational_hierarchy/"
     "organizational_hierarchy_pipeline_example.py": (),
     # the first question asks what the database holds; the others name the customers, whose

@@ -84,6 +84,13 @@ PROGRAM_DATA: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: Settings a program refuses to run without (its own error message names them), given to both
+#: systems: program -> environment.
+PROGRAM_SETTINGS: dict[str, dict[str, str]] = {
+    # "feedback_score_shifting_example requires caching=True and CACHE_BACKEND=fs."
+    "demos/feedback/feedback_score_shifting_example.py": {"CACHING": "true", "CACHE_BACKEND": "fs"},
+}
+
 LLM_MODEL = "bench-model"
 EMBEDDING_DIMENSION = 384
 
@@ -164,12 +171,14 @@ def _environ(system: str, base_url: str, scratch: Path, extra: dict[str, str]) -
 
 
 def program_data(program: str, examples: Path) -> dict[str, str]:
-    """The :data:`PROGRAM_DATA` setting of ``program``, when cognee's repository has it."""
+    """The :data:`PROGRAM_SETTINGS` of ``program``, and its :data:`PROGRAM_DATA` setting when
+    cognee's repository has it."""
+    settings = dict(PROGRAM_SETTINGS.get(program, {}))
     if program not in PROGRAM_DATA:
-        return {}
+        return settings
     variable, relative = PROGRAM_DATA[program]
     where = examples.parent / relative
-    return {variable: str(where)} if where.exists() else {}
+    return {**settings, variable: str(where)} if where.exists() else settings
 
 
 def _last_line(text: str) -> str:

@@ -53,6 +53,11 @@ def _default_data_dir() -> Path:
     return Path.home() / ".engramdb"
 
 
+#: The reference's session cache backends that engramdb's own store serves (``CACHE_BACKEND``).
+STORE_CACHE_BACKENDS: tuple[str, ...] = ("sqlite", "fs", "postgres")
+#: The reference's session cache backends that need a service of their own, and what it is.
+SERVICE_CACHE_BACKENDS: dict[str, str] = {"redis": "Redis", "tapes": "tapes ingest"}
+
 #: See ``Settings.engramdb_vector_ann_threshold`` (also the SQLite store's own default).
 DEFAULT_VECTOR_ANN_THRESHOLD = 50_000
 
@@ -160,6 +165,11 @@ class Settings(BaseSettings):
     text_to_sql_max_affected_rows: int = Field(default=50, gt=0)
 
     # --- sessions, feedback, personalization (user-preferences.md) ----------------------------
+    #: The reference's session cache backend. engramdb keeps sessions in its own store whatever
+    #: this names, so every choice that needs no service of its own is accepted (and reported
+    #: back by ``get_cache_config()``); a choice that needs a service is refused
+    #: (:data:`SERVICE_CACHE_BACKENDS`).
+    cache_backend: str = "sqlite"
     auto_feedback: bool = False
     personalization_enabled: bool = False
     personalization_influence: float = Field(default=0.3, ge=0.0, le=1.0)
@@ -204,6 +214,24 @@ class Settings(BaseSettings):
     @classmethod
     def _expand_dir(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("cache_backend", mode="before")
+    @classmethod
+    def _cache_backend(cls, value: object) -> object:
+        name = value.strip().lower() if isinstance(value, str) else value
+        if name in SERVICE_CACHE_BACKENDS:
+            raise ValueError(
+                f"CACHE_BACKEND={name} needs a {SERVICE_CACHE_BACKENDS[name]} service, which "
+                f"engramdb does not use: it keeps sessions in its own store. Use CACHE_BACKEND="
+                f"{' or '.join(STORE_CACHE_BACKENDS)} (all mean that store), or leave it unset"
+            )
+        if name not in STORE_CACHE_BACKENDS:
+            raise ValueError(
+                f"unknown cache backend; valid: {', '.join(STORE_CACHE_BACKENDS)} "
+                f"(the reference's {', '.join(SERVICE_CACHE_BACKENDS)} need a service engramdb "
+                "does not use)"
+            )
+        return name
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import (
+    test_cache_backend,
     test_cognee_coding_rules,
     test_cognee_datasets,
     test_cognee_engine_objects,
@@ -62,6 +63,7 @@ _MODULES = (
     test_truth_subspace,
     test_truth_weight,
     test_skill_feedback_loop,
+    test_cache_backend,
 )
 
 # Re-export every test function of those modules here: pytest collects them again in this module,

@@ -6,7 +6,7 @@ node per statement a conversation established (:mod:`engramdb.improvement.truth`
 :data:`MAX_SLOT_ANCHORS` most recent) and folds them into at most :data:`SLOTS` centroid slots,
 deterministically (:func:`build_slots`). The slots are stored as one improve-state value of the
 dataset (:data:`SLOTS_KEY`, JSON: the embedding model, and per slot its unit centroid, its
-statement count and the anchor ids it holds). This module is the one reader and writer of that
+learning count and the anchor ids it holds). This module is the one reader and writer of that
 value; :mod:`engramdb.retrieval.truth_weight` ranks with it.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from uuid import UUID
+from uuid import NAMESPACE_OID, UUID, uuid5
 
 import numpy as np
 
@@ -32,6 +32,7 @@ __all__ = [
     "TruthSlots",
     "build_slots",
     "coords",
+    "learning_key",
     "live_slots",
     "refresh_slots",
 ]
@@ -104,25 +105,39 @@ def coords(vector: FloatArray, centroids: FloatArray) -> list[float]:
     return [float(x) for x in centroids @ _unit(vector.astype(np.float32))]
 
 
-def build_slots(statements: Sequence[tuple[str, FloatArray]], k: int = SLOTS) -> list[TruthSlot]:
-    """Fold ``(anchor id, vector)`` pairs into at most ``k`` slots, the same for the same input
-    in any order: the pairs are taken in anchor-id order, the first ``k`` each open a slot, and
-    every later one joins the slot whose centroid is nearest (cosine; the lower slot on a tie),
-    whose centroid moves to the running mean of its statements, normalised."""
-    slots: list[tuple[FloatArray, list[str]]] = []
-    for anchor_id, vector in sorted(statements, key=lambda item: item[0]):
+def learning_key(statement: str) -> str:
+    """The reference's learning id of a statement (``uuid5(NAMESPACE_OID, "TruthLearning:" +
+    statement casefolded, whitespace collapsed)``): statements with one key are one learning,
+    and learnings are folded into slots in key order."""
+    normalized = " ".join(statement.casefold().split())
+    return str(uuid5(NAMESPACE_OID, f"TruthLearning:{normalized}"))
+
+
+def build_slots(
+    statements: Sequence[tuple[str, str, FloatArray]], k: int = SLOTS
+) -> list[TruthSlot]:
+    """Fold ``(anchor id, statement, vector)`` triples into at most ``k`` slots, as the
+    reference folds its learnings, the same for the same input in any order: statements with
+    one :func:`learning_key` are one learning (the vector of the lowest anchor id; every anchor
+    id is kept in its slot); learnings are taken in key order, the first ``k`` each open a
+    slot, and every later one joins the slot whose centroid is nearest (cosine; the lower slot
+    on a tie), whose centroid moves to the running mean of its learnings, normalised."""
+    learnings: dict[str, tuple[list[str], FloatArray]] = {}
+    for anchor_id, statement, vector in sorted(statements, key=lambda item: item[0]):
+        ids, _ = learnings.setdefault(learning_key(statement), ([], vector))
+        ids.append(anchor_id)
+    slots: list[tuple[FloatArray, int, list[str]]] = []
+    for key in sorted(learnings):
+        ids, vector = learnings[key]
         unit = _unit(np.asarray(vector, dtype=np.float32))
         if len(slots) < k:
-            slots.append((unit, [anchor_id]))
+            slots.append((unit, 1, list(ids)))
             continue
         nearest = max(range(len(slots)), key=lambda i: (float(slots[i][0] @ unit), -i))
-        centroid, members = slots[nearest]
-        n = len(members)
+        centroid, n, members = slots[nearest]
         merged = ((centroid * n + unit) / (n + 1)).astype(np.float32)
-        slots[nearest] = (_unit(merged), [*members, anchor_id])
-    return [
-        TruthSlot(tuple(float(x) for x in c), len(members), tuple(members)) for c, members in slots
-    ]
+        slots[nearest] = (_unit(merged), n + 1, [*members, *ids])
+    return [TruthSlot(tuple(float(x) for x in c), n, tuple(members)) for c, n, members in slots]
 
 
 async def refresh_slots(store: Store, embedder: Embedder, dataset: Dataset) -> int | None:
@@ -149,7 +164,9 @@ async def refresh_slots(store: Store, embedder: Embedder, dataset: Dataset) -> i
     texts = [" ".join(n.text.split()) for n in anchors]
     for start in range(0, len(texts), _EMBED_BATCH):
         vectors.extend(await embedder.embed(texts[start : start + _EMBED_BATCH]))
-    slots = build_slots([(str(n.id), v) for n, v in zip(anchors, vectors, strict=True)])
+    slots = build_slots(
+        [(str(n.id), t, v) for n, t, v in zip(anchors, texts, vectors, strict=True)]
+    )
     await store.set_improve_state(
         dataset.id, SLOTS_KEY, TruthSlots(embedder.model_name, tuple(slots)).dumps()
     )

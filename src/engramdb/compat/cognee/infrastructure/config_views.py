@@ -148,7 +148,7 @@ class CacheConfig(_View):
 
 
 def _cache(settings: Settings) -> CacheConfig:
-    return CacheConfig(cache_backend=_provider(settings), auto_feedback=settings.auto_feedback)
+    return CacheConfig(cache_backend=settings.cache_backend, auto_feedback=settings.auto_feedback)
 
 
 class LLMConfig(_View):
