@@ -12,7 +12,7 @@ extractions, 100 chunks per document, random vectors, straight into the store), 
 * ``remember(text, self_improvement=False)`` and ``remember(text)`` (the automatic improve) of
   one small text each, best of a few, and their ratio, with the ``global_context_index``
   stage's own duration in the last automatic improve (``auto_index_stage_s``: the part that
-  could grow with the dataset; the rest is the run's fixed cost: lock, run record);
+  could grow with the dataset; the rest is the run's fixed cost: run record, stage reads);
 * then, in another fresh engine (as a new process would), the first ``remember(text)``: its
   automatic improve loads the index state the first build persisted instead of rebuilding
   (``first_auto_improve_new_engine_s``, against ``first_improve_s``, the full build);
