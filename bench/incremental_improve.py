@@ -141,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--documents", type=int, default=60)
+    parser.add_argument(
+        "--documents", type=int, default=60, help="separate LLM remembers (0: not measured)"
+    )
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--skip-large", action="store_true")
     parser.add_argument("--json", default=None)
@@ -151,7 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures: dict[str, float] = {}
     if not args.skip_large:
         figures.update(asyncio.run(large(args.chunks, args.repeats)))
-    figures.update(asyncio.run(llm_calls(args.documents)))
+    if args.documents < 0:
+        parser.error("--documents must be 0 (not measured) or more")
+    if args.documents:
+        figures.update(asyncio.run(llm_calls(args.documents)))
     rows = [(k, f"{v:.3f}" if isinstance(v, float) else v) for k, v in figures.items()]
     print(format_table(("measure", "value"), rows))
     write_json(args.json, figures)
