@@ -17,6 +17,7 @@ from engramdb.models.records import Dataset, User
 from engramdb.models.requests.classic import AddRequest
 from engramdb.models.results import RememberItem, RememberResult
 from engramdb.storage.base import StagedItem
+from engramdb.storage.lending import dataset_lock
 from engramdb.validation import validate_dataset_name, validate_node_set
 
 __all__ = ["add"]
@@ -68,7 +69,7 @@ async def add(engine: Engine, request: AddRequest) -> RememberResult:
     await engine.store.stage_data(staged)
     if docs.tables:  # the rows these loads replace go now; cognify() builds the new ones
         timeout = engine.settings.engramdb_lock_timeout
-        async with engine.store.lock(f"dataset:{dataset.id}", timeout=timeout):
+        async with engine.store.lock(dataset_lock(dataset.id), timeout=timeout):
             await settle_tables(engine.store, dataset.id, docs.tables)
     return RememberResult(
         status="completed",

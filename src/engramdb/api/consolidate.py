@@ -40,6 +40,7 @@ from engramdb.ingest.graph_builder import entity_text
 from engramdb.models.consolidate import DescriptionsResult, EntityRef, MergeCluster, MergeResult
 from engramdb.models.records import Dataset, Edge, Node, NodeType, RunStatus, User
 from engramdb.storage.base import EntityMerge, NodeRewrite, Store, VectorRow
+from engramdb.storage.lending import dataset_lock
 
 __all__ = ["consolidate_entities", "consolidate_entity_descriptions"]
 
@@ -68,7 +69,7 @@ async def _dataset(store: Store, user: User, ref: str | UUID) -> Dataset:
 async def _locked_run(engine: Engine, dataset: Dataset, pipeline: str) -> AsyncIterator[None]:
     store = engine.store
     timeout = engine.settings.engramdb_lock_timeout
-    async with store.lock(f"dataset:{dataset.id}", timeout=timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=timeout):
         run = await store.start_run(dataset.id, pipeline)
         try:
             yield

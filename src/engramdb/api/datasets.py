@@ -28,6 +28,7 @@ from engramdb.models.requests.datasets import (
     ListDataRequest,
 )
 from engramdb.storage.base import StagedItem, Store
+from engramdb.storage.lending import dataset_lock
 from engramdb.viz.select import human_labels
 
 __all__ = [
@@ -116,7 +117,7 @@ async def empty_dataset(engine: Engine, request: EmptyDatasetRequest) -> None:
     owner = await engine.resolve_user(request.user)
     dataset = await check(owner, request.dataset_id, "delete", store=engine.store)
     async with engine.store.lock(
-        f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout
+        dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout
     ):
         await engine.store.delete_dataset(dataset.id)
     engine.warmup_cache.forget()
@@ -133,7 +134,7 @@ async def delete_data(engine: Engine, request: DeleteDataRequest) -> dict[str, s
     owner = await engine.resolve_user(request.user)
     store = engine.store
     dataset = await _deletable(engine, owner, request.dataset_id)
-    async with store.lock(f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout):
         record = await store.get_data(request.data_id)
         if record is not None and record.dataset_id == dataset.id:
             await store.delete_data(record.id)

@@ -18,6 +18,7 @@ from engramdb.models.requests import ForgetRequest
 from engramdb.models.results import ForgetResult
 from engramdb.spelling import Term, option, verb
 from engramdb.storage.base import DeleteReport, Store
+from engramdb.storage.lending import dataset_lock
 from engramdb.validation import validate_uuid
 
 #: What forget() needs one of, named for every surface (see engramdb.spelling).
@@ -76,7 +77,7 @@ async def forget(engine: Engine, request: ForgetRequest) -> ForgetResult:
     if record is None:
         raise missing
     owner_ds = await _item_dataset(store, owner, record.dataset_id, missing)
-    async with store.lock(f"dataset:{owner_ds.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(owner_ds.id), timeout=engine.settings.engramdb_lock_timeout):
         report = await store.delete_data(item_id)
         await dequeue(store, owner_ds.id, [item_id])  # its queued extraction goes with it
     return _add(ForgetResult(), report)
@@ -111,7 +112,7 @@ async def _find_dataset(engine: Engine, owner: User, ref: str | UUID) -> Dataset
 
 async def _delete_dataset(engine: Engine, ds: Dataset) -> DeleteReport:
     timeout = engine.settings.engramdb_lock_timeout
-    async with engine.store.lock(f"dataset:{ds.id}", timeout=timeout):
+    async with engine.store.lock(dataset_lock(ds.id), timeout=timeout):
         return await engine.store.delete_dataset(ds.id)
 
 

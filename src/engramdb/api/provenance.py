@@ -21,6 +21,7 @@ from engramdb.access.permissions import readable_datasets, visible_nodes
 from engramdb.engine import Engine
 from engramdb.errors import FeatureNotAvailableError
 from engramdb.models.records import NodeType, User
+from engramdb.storage.lending import dataset_lock
 
 __all__ = ["get_memory_provenance_graph"]
 
@@ -66,7 +67,7 @@ async def get_memory_provenance_graph(
     for dataset in datasets:
         owner_key = f"user:{dataset.owner_id}"
         nodes.setdefault(owner_key, {"type": "User", "name": str(dataset.owner_id)})
-        dataset_key = f"dataset:{dataset.id}"
+        dataset_key = dataset_lock(dataset.id)
         nodes[dataset_key] = {"type": "Dataset", "name": dataset.name}
         edges.append((owner_key, dataset_key, "owns", {}))
         for data in await store.list_data(dataset.id):

@@ -14,6 +14,7 @@ from dataclasses import replace
 from engramdb.engine import Engine
 from engramdb.models.records import Dataset
 from engramdb.models.requests.classic import PruneDataRequest, PruneSystemRequest
+from engramdb.storage.lending import dataset_lock
 
 __all__ = ["prune_data", "prune_system"]
 
@@ -62,7 +63,7 @@ async def _empty(engine: Engine, dataset: Dataset, *, staged: bool) -> None:
     owner, with its grants (and, unless ``staged``, its added-but-not-built inputs). A new id:
     nothing built from the old contents (improve's artifacts included) can linger."""
     store = engine.store
-    async with store.lock(f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout):
         grants = await store.list_grants(dataset.id)
         kept = [] if staged else await store.list_staged(dataset.id)
         await store.delete_dataset(dataset.id)

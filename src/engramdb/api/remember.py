@@ -61,7 +61,7 @@ from engramdb.sessions.writes import (
     write_qa,
     write_trace,
 )
-from engramdb.storage.lending import lend_locks
+from engramdb.storage.lending import dataset_lock, lend_locks
 from engramdb.validation import (
     validate_dataset_name,
     validate_external_metadata,
@@ -171,7 +171,7 @@ async def remember(
             return await ingest()
         # The automatic improve follows under the lock the ingest took (not released and
         # taken again); a queued extraction's improve runs later, after the lock is released.
-        lock_name = f"dataset:{dataset.id}"
+        lock_name = dataset_lock(dataset.id)
         async with contextlib.AsyncExitStack() as held:
             await held.enter_async_context(eng.store.lock(lock_name, timeout=options.lock_timeout))
             with lend_locks(eng.store, lock_name):
@@ -191,7 +191,7 @@ async def remember(
                 eng.store, eng.embedder, dataset, docs, options, progress=progress, run_id=run_id
             )
             if docs.tables:
-                async with eng.store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout):
+                async with eng.store.lock(dataset_lock(dataset.id), timeout=options.lock_timeout):
                     await settle_tables(eng.store, dataset.id, docs.tables)
         if code_roots:
             code = await remember_code(
@@ -237,7 +237,7 @@ async def _drop_present(eng: Engine, dataset: Dataset, docs: LoadedInputs) -> No
     """``incremental_loading=False``: forget the documents of ``docs`` the dataset already
     holds, so that they are built again rather than skipped."""
     store = eng.store
-    async with store.lock(f"dataset:{dataset.id}", timeout=eng.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=eng.settings.engramdb_lock_timeout):
         present = [await store.find_data_by_hash(dataset.id, d.content_hash) for d in docs]
         ids = [record.id for record in present if record is not None]
         for data_id in ids:

@@ -31,6 +31,7 @@ from engramdb.sessions.validation import (
     validate_session_id,
 )
 from engramdb.sessions.writes import check_feedback, write_feedback, write_qa, write_trace
+from engramdb.storage.lending import dataset_lock
 
 __all__ = [
     "add_feedback",
@@ -269,7 +270,7 @@ async def distill_session(engine: Engine, request: DistillSessionRequest) -> Dis
     )
     timeout = eng.settings.engramdb_lock_timeout
     async with AsyncExitStack() as stack:
-        await stack.enter_async_context(eng.store.lock(f"dataset:{dataset.id}", timeout=timeout))
+        await stack.enter_async_context(eng.store.lock(dataset_lock(dataset.id), timeout=timeout))
         await stack.enter_async_context(
             eng.store.lock(f"improve-session:{owner.id}:{sid}", timeout=timeout)
         )

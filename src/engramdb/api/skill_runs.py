@@ -38,6 +38,7 @@ from engramdb.models.records import DataRecord, Dataset, utcnow
 from engramdb.models.skills import Skill, SkillImprovementProposal, SkillRun
 from engramdb.sessions.entries import SkillRunEntry
 from engramdb.storage.base import DocumentWrite
+from engramdb.storage.lending import dataset_lock
 
 __all__ = [
     "DEFAULT_MAX_RUNS",
@@ -251,7 +252,7 @@ async def _write(
         created_at=utcnow(),
     )
     store = engine.store
-    async with store.lock(f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout):
         if await store.write_document(DocumentWrite(data=record)):
             return record
     stored = await store.find_data_by_hash(dataset.id, content_hash)

@@ -48,6 +48,7 @@ from engramdb.models.requests.graph import (
 )
 from engramdb.models.skills import Skill, SkillRecord
 from engramdb.storage.base import DocumentWrite, VectorRow
+from engramdb.storage.lending import dataset_lock
 from engramdb.validation import validate_dataset_name, validate_node_set, validate_uuid
 
 __all__ = [
@@ -121,7 +122,7 @@ async def write_skill(
     )
     vector = (await engine.embedder.embed([text]))[0].astype(np.float32)
 
-    async with store.lock(f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout):
         if await store.find_data_by_hash(dataset.id, content_hash) is not None:
             return record.model_copy(update={"status": "skipped"})
         previous = await store.get_nodes([skill_id])

@@ -17,6 +17,7 @@ from engramdb.ingest.pipeline import PINNED_DATA_ID, staged_data_id
 from engramdb.models.datasets import UpdateFallback, UpdateResult
 from engramdb.models.requests.classic import CognifyRequest
 from engramdb.models.requests.datasets import UpdateRequest
+from engramdb.storage.lending import dataset_lock
 from engramdb.validation import validate_node_set
 
 __all__ = ["update"]
@@ -71,7 +72,7 @@ async def update(engine: Engine, request: UpdateRequest) -> dict[str, Any]:
             **more,
         ).model_dump()
 
-    async with store.lock(f"dataset:{dataset.id}", timeout=engine.settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=engine.settings.engramdb_lock_timeout):
         record = await store.get_data(request.data_id)
         staged = [
             i for i in await store.list_staged(dataset.id) if staged_data_id(i) == request.data_id

@@ -24,6 +24,7 @@ from engramdb.graph_schema import ENTITY_COLLECTION
 from engramdb.models.access import Grant
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, User
 from engramdb.models.sessions import ContextRecord, EntryMark, QARecord, TraceRecord
+from engramdb.storage.lending import dataset_lock
 from engramdb.storage.types import DerivedWrite, DocumentWrite, StagedItem, VectorRow
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ async def import_store(
     for dataset in sorted(datasets, key=lambda d: str(d.id)):
         part = archive.part(dataset.id)
         # as ingestion does: one writer of a dataset's graph at a time
-        async with store.lock(f"dataset:{dataset.id}", timeout=timeout):
+        async with store.lock(dataset_lock(dataset.id), timeout=timeout):
             counts = await _documents(store, part, embedder, reuse)
             await _derived(store, part)
             for state in part.of("improve_state.jsonl"):

@@ -34,6 +34,7 @@ from engramdb.ingest.pipeline import data_id_for
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, RunStatus, stable_id, utcnow
 from engramdb.models.results import SkippedFile
 from engramdb.storage.base import DocumentWrite, Store
+from engramdb.storage.lending import dataset_lock
 
 __all__ = [
     "CodeIndexReport",
@@ -243,7 +244,7 @@ async def index_code(
     started = time.perf_counter()
     repo = root.repo
     report = CodeIndexReport(repo=repo)
-    async with store.lock(f"dataset:{dataset.id}", timeout=lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=lock_timeout):
         stored: dict[str, DataRecord] = {}
         for rec in await store.list_data(dataset.id):
             meta = rec.external_metadata

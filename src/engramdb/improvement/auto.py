@@ -26,7 +26,7 @@ from engramdb.errors import EngramError
 from engramdb.improvement.admission import DECLINED, ImproveAdmission, admit_automatic_improve
 from engramdb.improvement.context import ImproveOptions
 from engramdb.models.records import Dataset, User
-from engramdb.storage.lending import lend_locks
+from engramdb.storage.lending import dataset_lock, lend_locks
 
 __all__ = ["auto_improve_after_ingest", "auto_improve_after_session_write", "wants_auto_improve"]
 
@@ -70,7 +70,7 @@ async def auto_improve_after_ingest(
     options = ImproveOptions(automatic=True)
     if not holding_lock:
         return await _run(engine, owner, dataset, options, resolved=False)
-    with lend_locks(engine.store, f"dataset:{dataset.id}"):
+    with lend_locks(engine.store, dataset_lock(dataset.id)):
         return await _run(engine, owner, dataset, options, resolved=True)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.pipelines.run_info import PipelineRunErrored
 from engramdb.pipelines.task import Task
-from engramdb.storage.lending import lend_locks
+from engramdb.storage.lending import dataset_lock, lend_locks
 
 __all__ = ["CUSTOM_TASKS_STAGE", "CustomTasks", "custom_tasks_of", "run_custom_tasks"]
 
@@ -68,7 +68,7 @@ async def run_custom_tasks(ctx: ImproveContext) -> StageOutcome:
 
     custom = ctx.options.custom
     assert custom is not None  # the runner appends this stage only with custom tasks
-    with lend_locks(ctx.store, f"dataset:{ctx.dataset.id}"):
+    with lend_locks(ctx.store, dataset_lock(ctx.dataset.id)):
         runs = await memify_runs(
             ctx.engine,
             ctx.user,

@@ -32,6 +32,7 @@ from engramdb.models.records import Dataset, RunStatus, User
 from engramdb.observability.context import log_context
 from engramdb.observability.metrics import observe_stage
 from engramdb.observability.tracing import mark_error, set_attributes, span
+from engramdb.storage.lending import dataset_lock
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -56,7 +57,7 @@ async def run_improve(ctx: ImproveContext, result: ImproveResult) -> ImproveResu
     # every stage reads the graph: queued extraction first (engramdb.ingest.queue)
     await extract_queue(ctx.engine, ctx.dataset, improve_after=False)
     async with AsyncExitStack() as stack:
-        await stack.enter_async_context(store.lock(f"dataset:{ctx.dataset.id}", timeout=timeout))
+        await stack.enter_async_context(store.lock(dataset_lock(ctx.dataset.id), timeout=timeout))
         for sid in sorted(set(ctx.session_ids)):
             name = f"improve-session:{ctx.user.id}:{sid}"
             await stack.enter_async_context(store.lock(name, timeout=timeout))

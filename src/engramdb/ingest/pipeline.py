@@ -40,6 +40,7 @@ from engramdb.observability.tracing import set_attributes, span
 from engramdb.ontology.grounding import ground_given
 from engramdb.providers.embedding.base import Embedder
 from engramdb.storage.base import DocumentWrite, StagedItem, Store, VectorRow
+from engramdb.storage.lending import dataset_lock
 
 __all__ = [
     "INGEST_SPAN",
@@ -207,7 +208,7 @@ async def _recorded(
     started = time.perf_counter()
     store, dataset, options = run.store, run.dataset, run.options
     lock = (
-        store.lock(f"dataset:{dataset.id}", timeout=options.lock_timeout)
+        store.lock(dataset_lock(dataset.id), timeout=options.lock_timeout)
         if options.take_lock
         else contextlib.nullcontext()
     )

@@ -42,6 +42,7 @@ from uuid import UUID
 
 from engramdb.models.records import Dataset, User
 from engramdb.models.search_type import SearchType
+from engramdb.storage.lending import dataset_lock
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -193,7 +194,7 @@ async def extract_queue(
     store, settings = engine.store, engine.settings
     if not await queued(store, dataset.id):  # cheap check before the lock
         return None
-    async with store.lock(f"dataset:{dataset.id}", timeout=settings.engramdb_lock_timeout):
+    async with store.lock(dataset_lock(dataset.id), timeout=settings.engramdb_lock_timeout):
         entries = await queued(store, dataset.id)
         if not entries:
             return None

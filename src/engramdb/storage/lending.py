@@ -20,7 +20,12 @@ from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-__all__ = ["lend_locks", "lent_or"]
+__all__ = ["dataset_lock", "lend_locks", "lent_or"]
+
+
+def dataset_lock(dataset_id: object) -> str:
+    """The name of the store lock every write to one dataset holds (ingest, improve, forget)."""
+    return f"dataset:{dataset_id}"
 
 
 @dataclass(eq=False, slots=True)
