@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engramdb.errors import ConfigurationError, FeatureNotAvailableError
+from engramdb.paths import user_path
 from engramdb.settings_cognee import CogneeSetters
 
 logger = logging.getLogger(__name__)
@@ -213,7 +214,7 @@ class Settings(BaseSettings):
     @field_validator("engramdb_data_dir", mode="after")
     @classmethod
     def _expand_dir(cls, value: Path) -> Path:
-        return value.expanduser()
+        return user_path(value)
 
     @field_validator("cache_backend", mode="before")
     @classmethod

@@ -27,7 +27,10 @@ async def _stored_texts() -> list[str]:
     return [d.name for d in await store.list_data(dataset.id)]
 
 
-@pytest.mark.parametrize("missing", ["./notes/", "./nonexistent.txt", "notes.md", "~/no-such.pdf"])
+@pytest.mark.parametrize(
+    "missing",
+    ["./notes/", "./nonexistent.txt", "notes.md", "~/no-such.pdf", "~no-such-user/notes.md"],
+)
 async def test_a_missing_path_is_an_error_and_nothing_is_written(missing: str) -> None:
     refused = r"no such file or directory exists"
     with pytest.raises(engramdb.EngramValidationError, match=refused) as e:

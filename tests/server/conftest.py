@@ -42,13 +42,16 @@ class LiveServer:
     """uvicorn serving :func:`create_app` in a background thread."""
 
     def __init__(self, limits: Limits | None = None, app: Any = None) -> None:
+        limits = limits or Limits()
         self.app = app if app is not None else create_app(limits=limits)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="on", **limits.uvicorn_options()
+        )
         self.server = uvicorn.Server(config)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._run, daemon=True)

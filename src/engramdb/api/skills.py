@@ -47,6 +47,7 @@ from engramdb.models.requests.graph import (
     RememberSkillsRequest,
 )
 from engramdb.models.skills import Skill, SkillRecord
+from engramdb.paths import user_path
 from engramdb.storage.base import DocumentWrite, VectorRow
 from engramdb.storage.lending import dataset_lock
 from engramdb.validation import validate_dataset_name, validate_node_set, validate_uuid
@@ -332,7 +333,7 @@ def _as_path(value: str | Path) -> Path | None:
         return value
     if "\n" in value or len(value) > 4096:
         return None
-    candidate = Path(value).expanduser()
+    candidate = user_path(value)
     try:
         return candidate if candidate.exists() else None
     except OSError:

@@ -21,6 +21,7 @@ from engramdb.errors import DatasetNotFoundError, EngramValidationError
 from engramdb.ingest.queue import extract_for_read
 from engramdb.models.records import Dataset, Edge, Node, User
 from engramdb.models.requests.graph import VisualizeGraphRequest
+from engramdb.paths import user_path
 from engramdb.validation import validate_uuid
 from engramdb.viz.html import graph_payload, render_graph_html
 from engramdb.viz.select import select_graph
@@ -268,7 +269,7 @@ def _target_path(path: str | os.PathLike[str] | None) -> Path:
     raw = os.fspath(path)
     if not isinstance(raw, str) or not raw.strip():
         raise EngramValidationError("path is empty; pass a file name such as 'graph.html'")
-    target = Path(raw).expanduser()
+    target = user_path(raw)
     if target.is_dir():
         target = target / DEFAULT_FILENAME
     return target.absolute()

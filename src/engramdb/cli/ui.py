@@ -58,6 +58,7 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
         from engramdb.engine import Engine
         from engramdb.models.requests.access import CreateApiKeyRequest, RevokeApiKeyRequest
         from engramdb.server import create_app
+        from engramdb.server.limits import Limits
 
         configure(data_dir)
 
@@ -78,7 +79,13 @@ def register(app: typer.Typer, run: Callable[[Any], Any], configure: Callable[..
             typer.echo("(Ctrl-C stops the server and revokes the key in that address)")
             if not no_browser and not webbrowser.open(url):
                 typer.echo("no browser found: open the address above")
-            config = uvicorn.Config(create_app(engine), log_level="warning", lifespan="on")
+            limits = Limits()
+            config = uvicorn.Config(
+                create_app(engine, limits=limits),
+                log_level="warning",
+                lifespan="on",
+                **limits.uvicorn_options(),
+            )
             try:
                 await uvicorn.Server(config).serve(sockets=[sock])
             finally:

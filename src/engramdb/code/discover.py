@@ -24,6 +24,7 @@ from engramdb.code.parse_treesitter import INSTALL_HINT, TREE_SITTER_SUFFIXES
 from engramdb.errors import EngramValidationError, FeatureNotAvailableError
 from engramdb.ingest.loaders import SUPPORTED_SUFFIXES
 from engramdb.models.results import SkippedFile
+from engramdb.paths import user_path
 
 __all__ = [
     "CODE_SUFFIXES",
@@ -128,7 +129,7 @@ def _as_path(item: object) -> Path | None:
         return None
     text = item[len("file://") :] if item.startswith("file://") else item
     try:
-        path = Path(text).expanduser()
+        path = user_path(text)
         return path if path.exists() else None
     except (OSError, ValueError):
         return None

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal
 from engramdb.errors import EngramValidationError
 from engramdb.extract.types import ChunkExtraction
 from engramdb.ingest.types import LoadedDocument
+from engramdb.paths import user_path
 from engramdb.validation import validate_external_metadata
 
 __all__ = [
@@ -161,7 +162,7 @@ class MemorySource(ABC):
 
     def _path_text(self) -> str | None:
         data = self._data
-        return str(Path(data).expanduser().absolute()) if isinstance(data, str | Path) else None
+        return str(user_path(data).absolute()) if isinstance(data, str | Path) else None
 
     def _where(self) -> str:
         """The export, as error messages name it."""
@@ -183,7 +184,7 @@ class MemorySource(ABC):
                 f"{type(self).__name__} takes a path to an export file or its already-loaded "
                 f"JSON (a dict or a list), got {type(data).__name__}"
             )
-        path = Path(data).expanduser()
+        path = user_path(data)
         if not path.is_file():
             what = "is a directory" if path.is_dir() else "does not exist"
             raise self._fail(what, "pass the path of the exported JSON file")

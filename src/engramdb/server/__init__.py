@@ -37,13 +37,15 @@ def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "info") -
 
     from engramdb.engine import Engine
     from engramdb.observability.logs import configure_logging
+    from engramdb.server.limits import Limits
     from engramdb.settings import config
+
+    limits = Limits()
+    options = limits.uvicorn_options()
 
     if config.settings.log_format == "json":
         # uvicorn's own loggers then propagate to the root logger's JSON handler.
         configure_logging(config.settings)
-        uvicorn.run(
-            create_app(Engine()), host=host, port=port, log_level=log_level, log_config=None
-        )
-        return
-    uvicorn.run(create_app(Engine()), host=host, port=port, log_level=log_level)
+        options["log_config"] = None
+    app = create_app(Engine(), limits=limits)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, **options)

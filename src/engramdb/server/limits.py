@@ -2,6 +2,8 @@
 
 * Body size: JSON bodies up to ``max_json_bytes``, multipart uploads up to ``max_upload_bytes``
   (413 beyond; an oversized ``Content-Length`` is refused before a byte is read).
+* Request line and headers up to ``max_head_bytes`` (enforced by uvicorn, configured through
+  :meth:`Limits.uvicorn_options`).
 * JSON bodies must be valid UTF-8 and nest at most ``max_json_depth`` levels (422 otherwise), so
   a hostile document can neither exhaust the parser's recursion nor smuggle undecodable text.
 
@@ -33,6 +35,14 @@ class Limits:
     max_json_bytes: int = 8 * 1024 * 1024
     max_upload_bytes: int = 64 * 1024 * 1024
     max_json_depth: int = 32
+    #: The request line and headers uvicorn buffers before it answers 400 and drops the
+    #: connection: room for the longest query string the API documents (1,000 dataset names of
+    #: up to 128 characters, percent-encoded, beside 1,000 dataset ids).
+    max_head_bytes: int = 2 * 1024 * 1024
+
+    def uvicorn_options(self) -> dict[str, Any]:
+        """Options for ``uvicorn.run`` / ``uvicorn.Config`` that enforce these limits there."""
+        return {"h11_max_incomplete_event_size": self.max_head_bytes}
 
 
 def json_depth(value: object, limit: int) -> int:

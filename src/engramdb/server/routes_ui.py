@@ -12,13 +12,13 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
-from uuid import UUID
 
 from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from engramdb.api.visualize import load_view
+from engramdb.models.requests.common import DatasetIds, DatasetNames
 from engramdb.models.requests.graph import VisualizeGraphRequest
 from engramdb.server.api_docs import UI_PATH
 from engramdb.server.auth import CurrentUser
@@ -41,8 +41,8 @@ def ui_dir() -> Path:
 async def graph_view_route(
     user: CurrentUser,
     engine: EngineDep,
-    datasets: Annotated[list[str] | None, Query(max_length=1000)] = None,
-    dataset_ids: Annotated[list[UUID] | None, Query(max_length=1000)] = None,
+    datasets: Annotated[DatasetNames, Query()] = None,
+    dataset_ids: Annotated[DatasetIds, Query()] = None,
     max_nodes: Annotated[int, Query(ge=1, le=100_000)] = _LIMITS["max_nodes"].default,
     max_edges: Annotated[int, Query(ge=1, le=500_000)] = _LIMITS["max_edges"].default,
     include_internal: bool = False,

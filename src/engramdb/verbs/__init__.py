@@ -41,6 +41,7 @@ from engramdb.models.requests.classic import (
     PruneSystemRequest,
     SearchRequest,
 )
+from engramdb.models.requests.common import MAX_ITEMS, DatasetIds, DatasetNames
 from engramdb.models.requests.data_points import AddDataPointsRequest
 from engramdb.models.requests.datasets import (
     DeleteAllRequest,
@@ -178,7 +179,7 @@ _IMPROVE_DEPRECATED_WIRE: dict[str, tuple[Any, Any]] = {
         list[str] | None,
         Field(
             default=None,
-            max_length=1000,
+            max_length=MAX_ITEMS,
             description="Deprecated: restricts the graph passed to the custom tasks.",
             json_schema_extra=_DEPRECATED_WIRE,
         ),
@@ -273,14 +274,8 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         "engramdb.api.cognify:cognify",
         dict[UUID, RememberResult],
         wire_extra={
-            "datasets": (
-                list[str] | None,
-                Field(default=None, max_length=1000, description="Datasets of yours by name."),
-            ),
-            "dataset_ids": (
-                list[UUID] | None,
-                Field(default=None, max_length=1000, description="Datasets by id."),
-            ),
+            "datasets": (DatasetNames, Field(default=None, description="Datasets by name.")),
+            "dataset_ids": (DatasetIds, Field(default=None, description="Datasets by id.")),
             "chunker": (ChunkerName | None, Field(default=None)),
         },
         encoded_locals=frozenset({"chunker"}),
@@ -375,7 +370,7 @@ _TABLE: tuple[Verb[Any, Any], ...] = (
         wire_extra={
             "documents": (
                 list[SkillMarkdown],
-                Field(min_length=1, max_length=1000, description="The markdown texts."),
+                Field(min_length=1, max_length=MAX_ITEMS, description="The markdown texts."),
             )
         },
         encoded_locals=frozenset({"path_or_text"}),

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from uuid import UUID
 
 from engramdb.errors import EngramValidationError
 from engramdb.models.records import Edge, Node, stable_id
+from engramdb.paths import user_path
 from engramdb.viz.html import render_graph_html
 
 __all__ = ["render_graph_data", "write_graph_data"]
@@ -71,5 +71,5 @@ async def write_graph_data(graph_data: Any, destination_file_path: str | None = 
 
     page = render_graph_data(graph_data)
     target = Path(destination_file_path or Path.home() / "graph_visualization.html")
-    await asyncio.to_thread(_write_atomically, Path(os.fspath(target)).expanduser(), page)
+    await asyncio.to_thread(_write_atomically, user_path(target), page)
     return page

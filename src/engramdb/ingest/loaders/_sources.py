@@ -16,6 +16,7 @@ from engramdb.errors import EngramValidationError
 from engramdb.ingest.loaders._common import SUPPORTED_SUFFIXES, supported_list
 from engramdb.ingest.text import Text
 from engramdb.models.results import SkippedFile
+from engramdb.paths import user_path
 
 __all__ = [
     "FileSource",
@@ -159,7 +160,7 @@ def _path_from_str(item: str, where: str) -> Path | None:
     if _exists(path):
         return path
     if looks_like_path(item):
-        expanded = Path(item).expanduser() if item.startswith("~") else None
+        expanded = user_path(item) if item.startswith("~") else None
         if expanded is not None and _exists(expanded):
             return expanded
         raise EngramValidationError(

@@ -19,7 +19,9 @@ __all__ = [
     "MAX_ITEMS",
     "MAX_SESSION_ID",
     "MAX_TOP_K",
+    "DatasetIds",
     "DatasetName",
+    "DatasetNames",
     "DatasetRef",
     "FeedbackInfluence",
     "Flag",
@@ -51,6 +53,11 @@ MAX_SESSION_ID = 256
 SessionId = Annotated[str | None, Field(min_length=1, max_length=MAX_SESSION_ID)]
 #: A dataset of yours by name (the name rules are checked by the handlers).
 DatasetName = Annotated[str, Field(min_length=1, max_length=MAX_DATASET_NAME)]
+#: Datasets of yours by name, as a list option (a query string's lists stay within the server's
+#: request-head limit because both the count and each name's length are bounded).
+DatasetNames = Annotated[list[DatasetName] | None, Field(max_length=MAX_ITEMS)]
+#: Datasets by id, as a list option.
+DatasetIds = Annotated[list[UUID] | None, Field(max_length=MAX_ITEMS)]
 DatasetRef = Annotated[
     str | UUID,
     Field(description="A dataset of yours by name, or any dataset you may use by its UUID."),

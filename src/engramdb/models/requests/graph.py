@@ -12,7 +12,9 @@ from pydantic import Field, SkipValidation
 from engramdb.models.requests.common import (
     LOCAL,
     MAX_ITEMS,
+    DatasetIds,
     DatasetName,
+    DatasetNames,
     DatasetRef,
     UserOption,
     VerbRequest,
@@ -29,8 +31,6 @@ __all__ = [
     "VisualizeGraphRequest",
 ]
 
-DatasetNames = Annotated[list[str] | None, Field(max_length=MAX_ITEMS)]
-DatasetIds = Annotated[list[UUID] | None, Field(max_length=MAX_ITEMS)]
 Tags = Annotated[list[str] | None, Field(max_length=100)]
 
 

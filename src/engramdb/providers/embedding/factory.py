@@ -7,9 +7,8 @@ when an engine first needs an embedder.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from engramdb.errors import ConfigurationError
+from engramdb.paths import user_path
 from engramdb.providers.embedding.base import Embedder
 from engramdb.settings import Settings
 
@@ -68,7 +67,7 @@ def _build_onnx(settings: Settings) -> Embedder:
         )
     raw_path = settings.engramdb_onnx_model_path.strip()
     return OnnxEmbedder(
-        Path(raw_path).expanduser() if raw_path else None,
+        user_path(raw_path) if raw_path else None,
         threads=settings.engramdb_onnx_threads,
         max_tokens=settings.embedding_max_tokens,
         batch_size=settings.embedding_batch_size,

@@ -35,6 +35,7 @@ from engramdb.errors import (
     EngramValidationError,
     ModelFileError,
 )
+from engramdb.paths import user_path
 from engramdb.providers.embedding.base import Embedder
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ class OnnxEmbedder(Embedder):
             )
         if batch_size <= 0:
             raise ConfigurationError(f"batch_size must be > 0, got {batch_size}")
-        self._model_path = Path(model_path).expanduser() if model_path is not None else None
+        self._model_path = user_path(model_path) if model_path is not None else None
         self._threads = threads
         self._max_tokens = max_tokens
         self._batch_size = batch_size
