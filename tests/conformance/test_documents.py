@@ -493,3 +493,51 @@ async def test_a_large_document_is_stored_whole(store: Store, dataset: Dataset) 
     report = await store.delete_data(first.data.id)
     assert report.nodes == 300 and report.vectors == 300 and report.lexical_rows == 300
     assert await store.count_nodes([dataset.id]) == 1 + 40
+
+
+async def test_replaces_swaps_a_stored_document_in_one_write(
+    store: Store, dataset: Dataset
+) -> None:
+    """A rebuild (``remember(incremental_loading=False)``): the new copy of the same content
+    goes in and the old one, with what only it supported, goes out, in the same write."""
+    rng = np.random.default_rng(5)
+    shared, only_old = entity(dataset.id, "Shared"), entity(dataset.id, "OnlyOld")
+    old = make_doc(
+        dataset.id, ["apple pie"], rng=rng, entities=[shared, only_old], content_hash="h"
+    )
+    other = make_doc(dataset.id, ["banana split"], rng=rng, entities=[shared])
+    await store.write_document(old.write)
+    await store.write_document(other.write)
+    new = make_doc(dataset.id, ["apple crumble"], rng=rng, content_hash="h")
+    assert await store.write_document(dataclasses.replace(new.write, replaces=old.data.id))
+    assert await store.get_data(old.data.id) is None
+    assert await store.find_data_by_hash(dataset.id, "h") == new.data
+    assert await store.get_nodes([old.chunks[0].id, only_old.id]) == []
+    (kept,) = await store.get_nodes([shared.id])
+    assert kept.data_ids == [other.data.id]
+    assert await store.lexical_search("chunks", "pie", [dataset.id], 5) == []
+    assert len(await store.lexical_search("chunks", "crumble", [dataset.id], 5)) == 1
+    assert (await store.check_integrity()).ok
+
+
+async def test_a_failed_replacing_write_keeps_the_stored_document(
+    store: Store, dataset: Dataset
+) -> None:
+    old = make_doc(dataset.id, ["alpha beta gamma"], content_hash="h")
+    await store.write_document(old.write)
+    ghost = Node(id=uuid4(), dataset_id=dataset.id, type="Entity", name="ghost")
+    new = make_doc(dataset.id, ["delta"], content_hash="h")
+    bad = dataclasses.replace(new.write, edges=[edge(new.chunks[0], ghost)], replaces=old.data.id)
+    with pytest.raises(EngramError):
+        await store.write_document(bad)
+    assert await store.get_data(old.data.id) == old.data
+    assert [n.text for n in await store.get_nodes([old.chunks[0].id])] == ["alpha beta gamma"]
+    assert await store.get_data(new.data.id) is None
+    # content another item holds: the replacing write is refused whole, the old one stays
+    twin = make_doc(dataset.id, ["epsilon"], content_hash="h")
+    unrelated = make_doc(dataset.id, ["zeta"], content_hash="z")
+    await store.write_document(unrelated.write)
+    with pytest.raises(EngramError, match="same content"):
+        await store.write_document(dataclasses.replace(twin.write, replaces=unrelated.data.id))
+    assert await store.get_data(unrelated.data.id) == unrelated.data
+    assert await store.get_data(old.data.id) == old.data

@@ -35,8 +35,10 @@ def _worker(module: str, *args: object) -> subprocess.Popen[str]:
     )
 
 
-def _spawn(data_dir: Path, dataset: str, first: int, last: int) -> subprocess.Popen[str]:
-    return _worker("ingest_worker", data_dir, dataset, first, last)
+def _spawn(
+    data_dir: Path, dataset: str, first: int, last: int, *, rebuild: bool = False
+) -> subprocess.Popen[str]:
+    return _worker("ingest_worker", data_dir, dataset, first, last, *(["rebuild"] * rebuild))
 
 
 def _wait_ready(proc: subprocess.Popen[str]) -> None:
@@ -89,6 +91,36 @@ async def test_sigkill_mid_ingest_leaves_whole_documents_only(
         assert killed[0].status is RunStatus.ERRORED
         assert killed[0].error_class == "ProcessDied"
     assert runs[0].status is RunStatus.COMPLETED
+
+
+@pytest.mark.parametrize("delay", [0.7, 1.5])
+async def test_sigkill_mid_rebuild_keeps_every_document(
+    isolated_config: Path, delay: float
+) -> None:
+    """``incremental_loading=False`` builds present content again: each new copy replaces the
+    stored one in the transaction that writes it, so a kill part-way loses no document."""
+    n_docs = 300
+    first = _spawn(isolated_config, "rebuilt", 0, n_docs)
+    _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    proc = _spawn(isolated_config, "rebuilt", 0, n_docs, rebuild=True)
+    _wait_ready(proc)
+    time.sleep(delay)
+    alive_at_kill = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    store = get_engine().store
+    await get_engine().ensure_setup()
+    assert (await store.check_integrity()).ok
+    owner = await store.get_or_create_default_user()
+    dataset = await store.find_dataset(owner.id, "rebuilt")
+    assert dataset is not None
+    records = await store.list_data(dataset.id)
+    assert alive_at_kill and len(records) == n_docs
+    for record in records:
+        chunks = await store.neighbourhood([record.id], depth=1, limit=10_000)
+        assert len([n for n in chunks.nodes if n.type == "Chunk"]) == record.chunk_count > 0
 
 
 async def test_two_processes_remember_into_one_dataset(isolated_config: Path) -> None:

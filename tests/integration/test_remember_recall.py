@@ -285,3 +285,29 @@ async def test_embedding_dimension_change_is_a_clear_error() -> None:
         await engramdb.remember("Another fact about owls.", dataset_name="birds")
     with pytest.raises(engramdb.EmbeddingMismatchError):
         await engramdb.recall("owls", datasets=["birds"])
+
+
+async def test_a_rebuilt_document_keeps_its_entities_embedded() -> None:
+    """``incremental_loading=False`` builds present content again in one write that replaces
+    the stored copy: the entities only it mentions are built anew with their vectors, and
+    those another document also mentions keep theirs."""
+    text = "Ada Lovelace met Charles Babbage in London."
+    await engramdb.remember(text, "notes", self_improvement=False)
+    await engramdb.remember("Charles Babbage lived in London.", "notes", self_improvement=False)
+    engine = get_engine()
+    dataset = await engine.store.find_dataset((await engine.resolve_user(None)).id, "notes")
+    assert dataset is not None
+    query = (await engine.embedder.embed(["Ada Lovelace"]))[0]
+
+    async def entity_hits() -> list[uuid.UUID]:
+        hits = await engine.store.vector_search("entities", query, [dataset.id], 20)
+        return sorted(h.node_id for h in hits)
+
+    before = await entity_hits()
+    result = await engramdb.remember(
+        text, "notes", incremental_loading=False, self_improvement=False
+    )
+    assert [i.status for i in result.items] == ["ingested"]
+    assert len(before) >= 3 and await entity_hits() == before
+    assert (await engine.store.check_integrity()).ok
+    assert len(await engine.store.list_data(dataset.id)) == 2

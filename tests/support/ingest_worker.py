@@ -1,6 +1,6 @@
 """A separate process that ingests synthetic documents; the crash and concurrency tests run it
-with ``python -m tests.support.ingest_worker DATA_DIR DATASET FIRST LAST`` and kill it or race
-two of it."""
+with ``python -m tests.support.ingest_worker DATA_DIR DATASET FIRST LAST [rebuild]`` and kill it
+or race two of it (``rebuild``: ``incremental_loading=False``, content present is built again)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def document(i: int) -> str:
     return "\n\n".join(paragraphs)
 
 
-async def main(data_dir: str, dataset: str, first: int, last: int) -> None:
+async def main(data_dir: str, dataset: str, first: int, last: int, rebuild: bool) -> None:
     import engramdb
 
     engramdb.config.set("engramdb_data_dir", data_dir)
@@ -34,9 +34,12 @@ async def main(data_dir: str, dataset: str, first: int, last: int) -> None:
     engramdb.config.set("chunk_max_tokens", 64)
     docs = [document(i) for i in range(first, last)]
     print("READY", flush=True)
-    result = await engramdb.remember(docs, dataset_name=dataset, self_improvement=False)
+    result = await engramdb.remember(
+        docs, dataset_name=dataset, self_improvement=False, incremental_loading=not rebuild
+    )
     print("DONE", result.counts["documents"], result.counts["skipped"], flush=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
+    rebuild = sys.argv[5:] == ["rebuild"]
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), rebuild))

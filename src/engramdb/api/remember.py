@@ -35,7 +35,7 @@ from engramdb.ingest.pipeline import (
     data_id_for,
     ingest_documents,
 )
-from engramdb.ingest.queue import deferral_for, dequeue, remember_queued
+from engramdb.ingest.queue import deferral_for, dequeue, queued, remember_queued
 from engramdb.ingest.tables import TableOptions, settle_tables
 from engramdb.models.records import Dataset, User
 from engramdb.models.requests import RememberRequest
@@ -156,6 +156,7 @@ async def remember(
         lock_timeout=settings.engramdb_lock_timeout,
         csv_chunker=CsvChunker(max_tokens=max_tokens) if chunker is None else None,
         extractor=extractor,
+        rebuild=not r.incremental_loading,
     )
     auto = wants_auto_improve(eng, self_improvement)
     if r.custom_prompt is None and r.graph_model is None and r.config is None and not code_only:
@@ -184,12 +185,12 @@ async def remember(
     async def ingest(*, queued_improve: bool = True) -> RememberResult:
         """Ingest (and the queued or automatic improve when ``queued_improve``)."""
         result = None
-        if not r.incremental_loading:
-            await _drop_present(eng, dataset, docs)
         if docs or not code_roots:
             result = await ingest_documents(
                 eng.store, eng.embedder, dataset, docs, options, progress=progress, run_id=run_id
             )
+            if options.rebuild:
+                await _dequeue_rebuilt(eng, dataset, result)
             if docs.tables:
                 async with eng.store.lock(dataset_lock(dataset.id), timeout=options.lock_timeout):
                     await settle_tables(eng.store, dataset.id, docs.tables)
@@ -220,30 +221,27 @@ async def remember(
     if not run_in_background:
         return await run()
     task = eng.spawn(run(), name=f"engramdb-remember-{dataset.id}")
-    queued = {data_id_for(dataset.id, d.content_hash): d.name for d in docs}
+    pending_names = {data_id_for(dataset.id, d.content_hash): d.name for d in docs}
     pending = RememberResult(
         status="running",
         dataset_id=dataset.id,
         dataset_name=dataset.name,
         run_id=run_id,
-        data_ids=list(queued),
-        items=[RememberItem(data_id=i, name=n, status="pending") for i, n in queued.items()],
+        data_ids=list(pending_names),
+        items=[RememberItem(data_id=i, name=n, status="pending") for i, n in pending_names.items()],
     )
     pending._task = task
     return pending
 
 
-async def _drop_present(eng: Engine, dataset: Dataset, docs: LoadedInputs) -> None:
-    """``incremental_loading=False``: forget the documents of ``docs`` the dataset already
-    holds, so that they are built again rather than skipped."""
-    store = eng.store
-    async with store.lock(dataset_lock(dataset.id), timeout=eng.settings.engramdb_lock_timeout):
-        present = [await store.find_data_by_hash(dataset.id, d.content_hash) for d in docs]
-        ids = [record.id for record in present if record is not None]
-        for data_id in ids:
-            await store.delete_data(data_id)
-        if ids:
-            await dequeue(store, dataset.id, ids)
+async def _dequeue_rebuilt(eng: Engine, dataset: Dataset, result: RememberResult) -> None:
+    """``incremental_loading=False``: a rebuilt document whose old copy waited in the extraction
+    queue (:mod:`engramdb.ingest.queue`) and that was extracted now leaves the queue."""
+    extracted = [i.data_id for i in result.items if i.status == "ingested" and i.reason != QUEUED]
+    if not extracted or not await queued(eng.store, dataset.id):
+        return
+    async with eng.store.lock(dataset_lock(dataset.id), timeout=eng.settings.engramdb_lock_timeout):
+        await dequeue(eng.store, dataset.id, extracted)
 
 
 async def remember_in_session(engine: Engine, request: RememberRequest) -> RememberResult:

@@ -124,6 +124,10 @@ class IngestOptions:
     take_lock: bool = True
     #: Queue the extraction of small calls instead of running it (None: extract now).
     defer: Deferral | None = None
+    #: ``incremental_loading=False``: content the dataset holds is built again, and each new
+    #: document replaces the stored one in the transaction that writes it
+    #: (``DocumentWrite.replaces``), instead of being skipped as already present.
+    rebuild: bool = False
 
     def chunker_for(self, doc: LoadedDocument) -> Chunker:
         if self.csv_chunker is not None and doc.mime_type == "text/csv":
@@ -150,6 +154,8 @@ class _Run:
     chunks_before: int = 0
     #: Data ids of the current window whose extraction was queued.
     queued: set[UUID] = field(default_factory=set)
+    #: The stored data item each rebuilt document replaces (IngestOptions.rebuild).
+    replacing: dict[UUID, UUID] = field(default_factory=dict)
 
     def tick(self) -> None:
         if self.progress is not None:
@@ -275,9 +281,16 @@ async def _prepare(run: _Run, docs: Sequence[LoadedDocument]) -> list[PreparedDo
         data_id = doc.data_id or data_id_for(run.dataset.id, doc.content_hash)
         duplicate = doc.content_hash in seen
         seen.add(doc.content_hash)
-        if duplicate or await run.store.find_data_by_hash(run.dataset.id, doc.content_hash):
+        present = (
+            None
+            if duplicate
+            else await run.store.find_data_by_hash(run.dataset.id, doc.content_hash)
+        )
+        if duplicate or (present is not None and not run.options.rebuild):
             _skipped(run, data_id, doc.name)
             continue
+        if present is not None:
+            run.replacing[data_id] = present.id
         t0 = time.perf_counter()
         chunks = (
             []  # a document made of data points (add_data_points) has no text to chunk
@@ -312,7 +325,10 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
     with _stage_span(run, "extract"):
         await _extract(run, window)
     existing = await _existing_shared_nodes(
-        run, [p.extractions for p in window], [m for p in window for m in p.doc.data_points]
+        run,
+        [p.extractions for p in window],
+        [m for p in window for m in p.doc.data_points],
+        {r for p in window if (r := run.replacing.get(p.data_id)) is not None},
     )
     plans = [
         plan_document(
@@ -373,7 +389,7 @@ async def _extend_window(run: _Run, window: list[tuple[DataRecord, list[Node]]])
     ]
     run.usage.add(usage)
     run.timings["extract"] += time.perf_counter() - t0
-    existing = await _existing_shared_nodes(run, found, [])
+    existing = await _existing_shared_nodes(run, found, [], set())
     plans = [
         plan_extension(run.dataset, data, chunks, extractions, existing)
         for (data, chunks), extractions in zip(window, found, strict=True)
@@ -424,10 +440,14 @@ async def _extract(run: _Run, window: list[PreparedDocument]) -> None:
 
 
 async def _existing_shared_nodes(
-    run: _Run, extractions: Sequence[Sequence[ChunkExtraction]], data_points: Sequence[Any]
+    run: _Run,
+    extractions: Sequence[Sequence[ChunkExtraction]],
+    data_points: Sequence[Any],
+    replaced: set[UUID],
 ) -> dict[UUID, Node]:
     """Entity and entity-type nodes a window names (its documents' chunk ``extractions`` and
-    ``data_points``) that the store already holds."""
+    ``data_points``) that the store already holds, except those that only the data items
+    the window ``replaced`` support: they go with them in the write, so they are built anew."""
     ids: set[UUID] = set()
     models = list(data_points)
     for per_doc in extractions:
@@ -439,7 +459,8 @@ async def _existing_shared_nodes(
     ids.update(data_point_node_ids(run.dataset.id, models))
     if not ids:
         return {}
-    return {n.id: n for n in await run.store.get_nodes(sorted(ids, key=str))}
+    nodes = await run.store.get_nodes(sorted(ids, key=str))
+    return {n.id: n for n in nodes if not replaced or not set(n.data_ids) <= replaced}
 
 
 async def _embed(
@@ -490,6 +511,7 @@ async def _write(
         vectors=rows,
         lexical=plan.lexical,
         extends=extends,
+        replaces=None if extends else run.replacing.get(plan.data.id),
     )
     t0 = time.perf_counter()
     written = await run.store.write_document(write)

@@ -109,6 +109,11 @@ class DocumentWrite:
     ``extends=True`` adds to a document already stored (its queued graph extraction,
     :mod:`engramdb.ingest.queue`): the data record is not written, only looked up by
     ``data.id``; when it is gone (forgotten meanwhile) nothing is written.
+
+    ``replaces`` names a stored data item that this document rebuilds
+    (``remember(incremental_loading=False)``): it is deleted, with everything only it
+    supported, in the same transaction that writes this one, so a crash leaves the old
+    document or the new one, never neither.
     """
 
     data: DataRecord
@@ -117,6 +122,7 @@ class DocumentWrite:
     vectors: Sequence[VectorRow] = ()
     lexical: Mapping[str, Sequence[tuple[UUID, str]]] = field(default_factory=dict)
     extends: bool = False
+    replaces: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)

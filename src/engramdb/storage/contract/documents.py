@@ -99,6 +99,8 @@ class DocumentStore(ABC):
         Returns False and writes nothing when the dataset already holds a record with the same
         ``content_hash`` (the stored record, and its weight, are kept); with ``doc.extends``,
         when the record ``doc.data.id`` is NOT stored (the rest is added to the stored one).
+        With ``doc.replaces``, that data item is deleted first in the same transaction (as
+        :meth:`delete_data` would), so its content hash no longer counts as present.
         Nodes and edges that already exist (same id) are updated: name, text, properties and
         importance_weight take the new values, feedback_weight is kept, and the provenance
         gains ``doc.data.id``.

@@ -141,6 +141,8 @@ class PreparedDocument:
     referenced: list[UUID]
     #: Adds to the stored record ``data_id`` instead of writing ``data`` (DocumentWrite.extends).
     extends: bool = False
+    #: The stored data item deleted first, in the same transaction (DocumentWrite.replaces).
+    replaces: UUID | None = None
 
     @property
     def vector_shapes(self) -> set[tuple[str, int]]:
@@ -221,6 +223,7 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
         lexical=list(lexical.values()),
         referenced=sorted(referenced),
         extends=doc.extends,
+        replaces=doc.replaces,
     )
 
 
@@ -234,8 +237,12 @@ async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
         # what the document mentions changes with no data item coming: noted for improve
         await run_unit(conn, partial(note_changes, POSTGRES, row[0], "d", [doc.data_id]))
     else:
+        if doc.replaces is not None:
+            await delete_data(conn, doc.replaces)
         cur = await conn.execute(_INSERT_DATA, doc.data)
         if cur.rowcount == 0:
+            if doc.replaces is not None:  # roll the delete back with the rest
+                raise StorageError(shared.replaced_twice(doc.data_id, doc.replaces))
             return False
     if doc.nodes:
         await conn.execute(_UPSERT_NODES, columns_of(doc.nodes, len(doc.nodes[0])))

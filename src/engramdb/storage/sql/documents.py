@@ -14,7 +14,16 @@ from uuid import UUID
 from engramdb.storage.dialect import SqlDialect
 from engramdb.storage.sql.unit import Unit, count, execute, one
 
-__all__ = ["collect_data", "collect_dependants", "collect_foreign"]
+__all__ = ["collect_data", "collect_dependants", "collect_foreign", "replaced_twice"]
+
+
+def replaced_twice(data_id: UUID, replaces: UUID) -> str:
+    """The error of a rebuild (``DocumentWrite.replaces``) whose content hash another stored
+    item still holds once the replaced one is gone: the transaction is rolled back."""
+    return (
+        f"Document {data_id} was to replace data item {replaces}, but another item of the "
+        "dataset holds the same content; nothing was written."
+    )
 
 
 def collect_data(d: SqlDialect, data_id: UUID) -> Unit[bool]:

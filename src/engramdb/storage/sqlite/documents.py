@@ -110,8 +110,13 @@ def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) 
             return False
         # what the document mentions changes with no data item coming: noted for improve
         run_unit(conn, partial(note_changes, SQLITE, doc.data.dataset_id, "d", [doc.data.id]))
-    elif _insert_data(conn, doc) == 0:
-        return False
+    else:
+        if doc.replaces is not None:
+            delete_data(conn, doc.replaces, log_keep)
+        if _insert_data(conn, doc) == 0:
+            if doc.replaces is not None:  # roll the delete back with the rest
+                raise StorageError(shared.replaced_twice(doc.data.id, doc.replaces))
+            return False
     _write_graph(conn, doc, log_keep)
     return True
 
