@@ -26,7 +26,6 @@ state (never indexed) gets a full build (:func:`build_full`).
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 import uuid
@@ -79,31 +78,48 @@ _MARGIN = 1e-9
 
 
 def rank(
-    per_doc: Mapping[UUID, int], chunks: int, df: Mapping[UUID, int]
+    per_doc: Mapping[UUID, int], chunks: int, df: Mapping[UUID, int], size: int = TOP_ENTITIES
 ) -> tuple[list[Scored], tuple[float, float]]:
-    """A document's top entities, and the window of ``level`` in which that list (and its
+    """The ``size`` best entities of these counts (a document's ranking, or the root's over
+    the rankings' summed counts), and the window of ``level`` in which that list (and its
     order) stays the same for these counts and document frequencies."""
     scored = [Scored(e, count * idf(chunks, df[e])) for e, count in per_doc.items()]
     # ``.int`` orders exactly as the id's text does (fixed-width hex), without formatting it
     scored.sort(key=lambda s: (-s.score, s.entity_id.int))
-    top = scored[:TOP_ENTITIES]
-    now = level(chunks)
+    top = scored[:size]
     lo, hi = -math.inf, math.inf
     pairs = list(itertools.pairwise(top))
-    if len(scored) > TOP_ENTITIES:
-        pairs += [(top[-1], s) for s in scored[TOP_ENTITIES:]]
+    if len(scored) > size:
+        pairs += [(top[-1], s) for s in scored[size:]]
     for a, b in pairs:
-        ca, cb = per_doc[a.entity_id], per_doc[b.entity_id]
-        if ca == cb:
-            continue  # the order does not depend on N
-        ga, gb = math.log(1 + df[a.entity_id]), math.log(1 + df[b.entity_id])
-        cross = (ca * ga - cb * gb) / (ca - cb)
-        if ca > cb:
-            lo = max(lo, cross)
-        else:
-            hi = min(hi, cross)
-    slack = _MARGIN * max(1.0, abs(now))
-    return top, (lo + slack, hi - slack)
+        lo, hi = narrow((lo, hi), crossing(per_doc, df, a.entity_id, b.entity_id))
+    return top, with_slack((lo, hi), chunks)
+
+
+def crossing(
+    counts: Mapping[UUID, int], df: Mapping[UUID, int], a: UUID, b: UUID
+) -> tuple[float, bool] | None:
+    """The ``level`` at which the order of ``a`` ahead of ``b`` flips, and whether ``a`` stays
+    ahead above it (True) or below it (False); None when their order does not depend on N
+    (equal counts: ``idf = level - ln(1 + df)``, so only ``df`` decides)."""
+    ca, cb = counts[a], counts[b]
+    if ca == cb:
+        return None
+    ga, gb = math.log(1 + df[a]), math.log(1 + df[b])
+    return (ca * ga - cb * gb) / (ca - cb), ca > cb
+
+
+def narrow(window: tuple[float, float], cross: tuple[float, bool] | None) -> tuple[float, float]:
+    """``window`` cut to the side of ``cross`` (:func:`crossing`) on which an order holds."""
+    if cross is None:
+        return window
+    at, above = cross
+    return (max(window[0], at), window[1]) if above else (window[0], min(window[1], at))
+
+
+def with_slack(window: tuple[float, float], chunks: int) -> tuple[float, float]:
+    slack = _MARGIN * max(1.0, abs(level(chunks)))
+    return window[0] + slack, window[1] - slack
 
 
 def label(node: Node | None) -> str:
@@ -166,37 +182,32 @@ def bucket(
 
 def root(
     dataset: Dataset,
-    buckets: Sequence[Node],
-    bucket_ids: Sequence[str],
-    counts: Mapping[UUID, int],
-    chunks: int,
-    df: Mapping[UUID, int],
+    first: Sequence[Node],
+    documents: int,
+    best: Sequence[UUID],
     names: Mapping[UUID, Node],
 ) -> Node:
-    """The dataset root (``bucket_ids``: the buckets' ids as text). An entity's overall score
-    is its ``idf`` for the current ``chunks`` times ``counts``: its counts summed over the
-    documents whose ranking names it (a kept ranking's own scores may date from an earlier
-    ``N``)."""
-    best = heapq.nsmallest(
-        ROOT_ENTITIES, counts, key=lambda e: (-counts[e] * idf(chunks, df[e]), e.int)
-    )
-    lines = [f"Dataset: {dataset.name} ({len(buckets)} documents indexed)"]
+    """The dataset root: the ``first`` buckets in the root's order (at most
+    :data:`ROOT_DOCUMENTS`) of the ``documents`` indexed, and the ``best`` entities (at most
+    :data:`ROOT_ENTITIES`): the best ``idf`` for the current ``N`` times the entity's counts
+    summed over the documents whose ranking names it (:func:`rank` of those counts)."""
+    lines = [f"Dataset: {dataset.name} ({documents} documents indexed)"]
     if best:
         lines.append("Main entities: " + ", ".join(label(names.get(e)) for e in best))
-    for node in buckets[:ROOT_DOCUMENTS]:
+    for node in first:
         head = node.text.split("\n")
         entities = head[1].removeprefix("Key entities: ") if len(head) > 1 else ""
-        first = ", ".join(entities.split(", ")[:3])
-        lines.append(f"- {node.name.removeprefix('context of ')}: {first}")
-    if len(buckets) > ROOT_DOCUMENTS:
-        lines.append(f"- ... and {len(buckets) - ROOT_DOCUMENTS} more documents")
+        top = ", ".join(entities.split(", ")[:3])
+        lines.append(f"- {node.name.removeprefix('context of ')}: {top}")
+    if documents > len(first):
+        lines.append(f"- ... and {documents - len(first)} more documents")
     return Node(
         id=root_id(dataset.id),
         dataset_id=dataset.id,
         type=ROOT_TYPE,
         name=f"context of dataset {dataset.name}",
         text="\n".join(lines),
-        properties={"internal": True, "buckets": list(bucket_ids)},
+        properties={"internal": True, "documents": documents},
     )
 
 

@@ -33,7 +33,9 @@ entity (a merge re-points relations). The result equals a full build's
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
+import math
 import uuid
 import weakref
 from collections import defaultdict
@@ -45,14 +47,20 @@ from engramdb.artifacts.global_index import BUCKET_TYPE, OWNER, ROOT_TYPE, bucke
 from engramdb.improvement.changes import Notes
 from engramdb.improvement.context import ImproveContext, StageOutcome
 from engramdb.improvement.global_index import (
+    ROOT_DOCUMENTS,
+    ROOT_ENTITIES,
     TOKEN_KEY,
     Scored,
     bucket,
+    crossing,
+    idf,
     label,
     level,
+    narrow,
     rank,
     relations_of,
     root,
+    with_slack,
 )
 from engramdb.models.records import Dataset, Node
 from engramdb.storage.base import DerivedWrite, Store
@@ -113,6 +121,15 @@ class IndexState:
     #: text)
     order: list[tuple[str, str, UUID, str]] = field(default_factory=list)
     root: Node | None = None
+    #: the root's entities (:func:`.global_index.rank` of ``top_counts``) and their window;
+    #: ``root_dirty``: entities whose summed counts or ``df`` changed since they were ranked
+    root_best: list[UUID] | None = None
+    root_window: tuple[float, float] = (0.0, 0.0)
+    root_dirty: set[UUID] = field(default_factory=set)
+    #: the rankings' windows by upper and by (negated) lower bound, for :meth:`outside`; an
+    #: entry whose window was replaced since is skipped (and dropped) when reached
+    by_hi: list[tuple[float, UUID]] = field(default_factory=list)
+    by_lo: list[tuple[float, UUID]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, token: str, data_ids: Iterable[UUID]) -> IndexState:
@@ -140,6 +157,7 @@ class IndexState:
             for entity_id, count in mentions.items():
                 self.df[entity_id] += count
                 self.by_entity[entity_id].add(doc_id)
+        self.root_dirty.update(old, mentions)
         return set(old) | set(mentions)
 
     def add_document(self, doc_id: UUID, mentions: dict[UUID, int]) -> None:
@@ -155,6 +173,7 @@ class IndexState:
         mentions = self.per_doc.get(doc_id, {})
         for s in self.top.pop(doc_id, ()):
             self.top_counts[s.entity_id] -= mentions[s.entity_id]
+            self.root_dirty.add(s.entity_id)
             self.in_top[s.entity_id].discard(doc_id)
             if not self.in_top[s.entity_id]:
                 del self.in_top[s.entity_id]
@@ -164,10 +183,31 @@ class IndexState:
     def rerank(self, doc_id: UUID) -> None:
         self._untop(doc_id)
         mentions = self.per_doc[doc_id]
-        self.top[doc_id], self.window[doc_id] = rank(mentions, self.chunks, self.df)
+        self.top[doc_id], window = rank(mentions, self.chunks, self.df)
+        self.window[doc_id] = window
+        heapq.heappush(self.by_hi, (window[1], doc_id))
+        heapq.heappush(self.by_lo, (-window[0], doc_id))
+        if len(self.by_hi) > 2 * len(self.window) + 64:  # replaced entries: compact
+            self.by_hi = [(hi, d) for d, (_, hi) in self.window.items()]
+            self.by_lo = [(-lo, d) for d, (lo, _) in self.window.items()]
+            heapq.heapify(self.by_hi)
+            heapq.heapify(self.by_lo)
         for s in self.top[doc_id]:
             self.top_counts[s.entity_id] += mentions[s.entity_id]
+            self.root_dirty.add(s.entity_id)
             self.in_top[s.entity_id].add(doc_id)
+
+    def outside(self, now: float) -> set[UUID]:
+        """The documents whose ranking's window does not hold ``now`` (``not lo < now < hi``),
+        without looking at the others."""
+        found: set[UUID] = set()
+        for heap, sign in ((self.by_hi, 1.0), (self.by_lo, -1.0)):
+            while heap and heap[0][0] <= sign * now:
+                bound, doc_id = heapq.heappop(heap)
+                window = self.window.get(doc_id)
+                if window is not None and window[0 if sign < 0 else 1] == sign * bound:
+                    found.add(doc_id)  # current: reranked (and pushed again) by the caller
+        return found
 
     def entities_in_tops(self) -> set[UUID]:
         return set(self.in_top)
@@ -250,16 +290,41 @@ class IndexState:
         return [self.buckets[d] for _, _, d, _ in self.order]
 
     def render_root(self, dataset: Dataset) -> Node:
-        self.root = root(
-            dataset,
-            self.ordered_buckets(),
-            [b for _, _, _, b in self.order],
-            self.top_counts,
-            self.chunks,
-            self.df,
-            self.names,
-        )
+        first = [self.buckets[d] for _, _, d, _ in self.order[:ROOT_DOCUMENTS]]
+        self.root = root(dataset, first, len(self.order), self.root_entities(), self.names)
         return self.root
+
+    def root_entities(self) -> list[UUID]:
+        """The root's ranking, re-ranked over every entity only when ``N`` left its window or
+        a changed entity may enter or reorder it; a changed entity that stays behind only
+        narrows the window (by its crossing with the last one ranked)."""
+        now, best, dirty = level(self.chunks), self.root_best, self.root_dirty
+        self.root_dirty = set()
+        lo, hi = self.root_window
+        if best is not None and lo < now < hi and not dirty & set(best):
+            last = best[-1] if best else None
+            window = (-math.inf, math.inf)
+            for entity_id in dirty:
+                if entity_id not in self.top_counts:
+                    continue  # no longer a candidate: cannot enter
+                if last is None or len(best) < ROOT_ENTITIES or self._ahead(entity_id, last):
+                    best = None  # it enters: rank again
+                    break
+                window = narrow(window, crossing(self.top_counts, self.df, last, entity_id))
+            if best is not None:
+                slack = with_slack(window, self.chunks)
+                self.root_window = (max(lo, slack[0]), min(hi, slack[1]))
+                if self.root_window[0] < now < self.root_window[1]:
+                    return best
+        top, self.root_window = rank(self.top_counts, self.chunks, self.df, size=ROOT_ENTITIES)
+        self.root_best = [s.entity_id for s in top]
+        return self.root_best
+
+    def _ahead(self, a: UUID, b: UUID) -> bool:
+        """Whether ``a`` ranks ahead of ``b`` in the root for the current ``N``."""
+        ga = self.top_counts[a] * idf(self.chunks, self.df[a])
+        gb = self.top_counts[b] * idf(self.chunks, self.df[b])
+        return (-ga, a.int) < (-gb, b.int)
 
     def anchors(self) -> dict[UUID, UUID]:
         return {node.id: doc_id for doc_id, node in self.buckets.items()}
@@ -339,7 +404,7 @@ async def build_incremental(
 
     rerank = {d for d in read if d in kept.per_doc}
     rerank |= {d for e in touched for d in kept.by_entity.get(e, ())}
-    rerank |= {d for d, (lo, hi) in kept.window.items() if not lo < now < hi}
+    rerank |= kept.outside(now)
     before = {d: [s.entity_id for s in kept.top.get(d, [])] for d in rerank}
     for doc_id in rerank:
         kept.rerank(doc_id)
