@@ -18,6 +18,10 @@ extractions, 100 chunks per document, random vectors, straight into the store), 
   (``first_auto_improve_new_engine_s``, against ``first_improve_s``, the full build);
 * ``forget(data_id=...)`` of one populated document, then ``forget(dataset=...)`` of it all.
 
+The timed remembers embed with the fake embedder (``--embedder fake``, the default: the store's
+and the improve's own cost) or with the default ONNX model (``--embedder onnx``: what a
+remember() on the default configuration costs); the populated vectors are random either way.
+
 Last, ``--documents`` separate ``remember()`` calls of one short text each into a fresh dataset
 with an LLM (the local OpenAI-protocol server of ``tests/support/openai_server.py`` answering
 every schema), then ``improve()``: chat requests the server received, per document.
@@ -59,14 +63,15 @@ async def _timed_remember(text: str, auto: bool) -> float:
     return time.perf_counter() - t0
 
 
-async def large(chunks: int, repeats: int) -> dict[str, float]:
+async def large(chunks: int, repeats: int, embedder: str) -> dict[str, float]:
     import engramdb
     from engramdb.engine import get_engine, set_engine
 
     gen, rng = TextGenerator(seed=11), np.random.default_rng(11)
     figures: dict[str, float] = {"chunks": chunks}
-    async with isolated_engramdb("fake", fake_dimensions=384):
-        await bind_fake(get_engine())
+    async with isolated_engramdb(embedder, fake_dimensions=384):
+        if embedder == "fake":  # the ONNX model's name is what populate() records
+            await bind_fake(get_engine())
         figures["populate_s"] = await populate(gen, rng, 0, chunks, (60, 120), print, graph=True)
         await get_engine().close()
         set_engine(None)
@@ -146,13 +151,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument(
+        "--embedder",
+        choices=("fake", "onnx"),
+        default="fake",
+        help="the timed remembers' embedder: fake (the store's own cost) or the default ONNX "
+        "model (what a remember() on the default configuration costs)",
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     cores = pin_cores(args.cores)
     print(f"cores {cores}; {load_note(len(cores) or 1)}")
     figures: dict[str, float] = {}
     if not args.skip_large:
-        figures.update(asyncio.run(large(args.chunks, args.repeats)))
+        figures.update(asyncio.run(large(args.chunks, args.repeats, args.embedder)))
     if args.documents < 0:
         parser.error("--documents must be 0 (not measured) or more")
     if args.documents:

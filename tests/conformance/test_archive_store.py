@@ -12,6 +12,7 @@ from engramdb.errors import ConflictError, NotFoundError
 from engramdb.models.records import Dataset, User
 from engramdb.models.sessions import EntryMark, QARecord
 from engramdb.storage.base import DerivedWrite, DocumentWrite, Store, VectorRow
+from engramdb.storage.types import member_change_key
 from tests.conformance._helpers import data_record, edge, entity
 
 
@@ -61,7 +62,9 @@ async def test_the_archive_graph_is_the_whole_dataset_sorted(
     assert {n.id: n.data_ids for n in graph.nodes}[nodes[0].id] == [record.id]
     assert [e.id for e in graph.edges] == [edge(nodes[0], nodes[1]).id]
     assert graph.derived == [("node", derived.id, "owner-a")]
-    assert graph.state == [("watermark", "7")]
+    # the document's write noted that it came (for the global context index), in its dataset
+    assert [key for key, _ in graph.state] == [member_change_key(record.id), "watermark"]
+    assert graph.state[1] == ("watermark", "7")
     assert graph.indexed == [
         ("lexical", nodes[2].id, "chunks"),
         ("vector", nodes[0].id, "entities"),

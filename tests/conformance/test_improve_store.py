@@ -23,7 +23,13 @@ from engramdb.storage.base import (
     NodeRewrite,
     Store,
 )
-from engramdb.storage.types import GRAPH_CHANGE_READERS, StageInputs, graph_change_prefix
+from engramdb.storage.types import (
+    GRAPH_CHANGE_READERS,
+    MEMBER_CHANGE_READER,
+    StageInputs,
+    graph_change_prefix,
+    member_change_key,
+)
 from tests.conformance._helpers import edge, entity, make_doc
 
 
@@ -392,23 +398,25 @@ async def test_writes_that_change_mentions_in_place_leave_change_notes(
     store: Store, dataset: Dataset
 ) -> None:
     """An extends write, a node rewrite and an entity merge note what they changed, for each
-    reader; a new document (a new data id says it all) notes nothing."""
+    reader; a new document notes only that it came, for the member reader."""
     ada, bob = entity(dataset.id, "Ada"), entity(dataset.id, "Bob")
     doc = make_doc(dataset.id, ["one", "two"], entities=[ada])
     assert await store.write_document(doc.write)
     prefixes = [graph_change_prefix(r) for r in GRAPH_CHANGE_READERS]
-    assert all([await store.get_improve_states(dataset.id, p) == {} for p in prefixes])
+    came = {member_change_key(doc.data.id)}
+    assert [set(await store.get_improve_states(dataset.id, p)) for p in prefixes] == [came, set()]
 
     later = DocumentWrite(data=doc.write.data, nodes=[bob], edges=[edge(doc.chunks[0], bob)])
     assert await store.write_document(dataclasses.replace(later, extends=True))
     await store.rewrite_nodes(dataset.id, [NodeRewrite(ada.id, "Ada, a mathematician", {})])
     await store.merge_entities(dataset.id, [EntityMerge(NodeRewrite(ada.id, "Ada", {}), [bob.id])])
-    for prefix in prefixes:
+    for prefix, member in zip(prefixes, (came, set()), strict=True):
         notes = await store.get_improve_states(dataset.id, prefix)
         assert set(notes) == {
             f"{prefix}d:{doc.data.id}",
             f"{prefix}e:{ada.id}",
             f"{prefix}e:{bob.id}",
+            *member,
         }
     # each reader drops its own notes (while their stamps are the ones it read)
     mine = await store.get_improve_states(dataset.id, prefixes[0])
@@ -452,20 +460,44 @@ async def test_chunk_counts_and_facts_by_source_or_document(store: Store, datase
     assert await store.fact_edges(dataset.id, data_ids=[]) == []
 
 
-async def test_stage_inputs_reads_a_key_a_prefix_and_the_data_ids(
+async def test_stage_inputs_reads_a_key_a_prefix_and_the_members_held(
     store: Store, dataset: Dataset
 ) -> None:
     assert await store.stage_inputs(dataset.id, key="s.token", prefix="s.note:") == StageInputs(
-        None, {}, []
+        None, {}, set()
     )
-    docs = [make_doc(dataset.id, [text]) for text in ("one", "two")]
-    for doc in docs:
-        assert await store.write_document(doc.write)
     for key in ("s.token", "s.note:1", "s.note:2", "s.notes", "t.note:1"):
         await store.set_improve_state(dataset.id, key, key.upper())
     inputs = await store.stage_inputs(dataset.id, key="s.token", prefix="s.note:")
-    assert inputs == StageInputs(
-        "S.TOKEN",
-        {"s.note:1": "S.NOTE:1", "s.note:2": "S.NOTE:2"},
-        sorted(doc.data.id for doc in docs),
-    )
+    assert inputs == StageInputs("S.TOKEN", {"s.note:1": "S.NOTE:1", "s.note:2": "S.NOTE:2"}, set())
+
+
+async def test_every_data_item_that_comes_or_goes_is_noted_with_it(
+    store: Store, dataset: Dataset
+) -> None:
+    """The global context index learns which documents came and went from member notes, which
+    the writing transaction writes: a document written (and not one skipped as present), one
+    deleted, and those of another dataset in their own dataset only."""
+    prefix = graph_change_prefix(MEMBER_CHANGE_READER)
+
+    async def members() -> StageInputs:
+        return await store.stage_inputs(dataset.id, key="none", prefix=prefix)
+
+    kept, gone = make_doc(dataset.id, ["one"]), make_doc(dataset.id, ["two"])
+    for doc in (kept, gone):
+        assert await store.write_document(doc.write)
+    twin = make_doc(dataset.id, ["three"], content_hash=kept.data.content_hash)
+    assert not await store.write_document(twin.write)
+    first = await members()
+    assert set(first.states) == {member_change_key(d.data.id) for d in (kept, gone)}
+    assert first.present == {kept.data.id, gone.data.id}
+    await store.delete_data(gone.data.id)
+    after = await members()
+    assert (
+        after.states[member_change_key(gone.data.id)]
+        != first.states[member_change_key(gone.data.id)]
+    )  # a fresh stamp: the note of the write, once read, is not the note of the delete
+    assert after.present == {kept.data.id}
+    other = await store.get_or_create_dataset(dataset.owner_id, "elsewhere")
+    await store.write_document(make_doc(other.id, ["four"]).write)
+    assert set((await members()).states) == set(after.states)

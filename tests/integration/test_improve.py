@@ -15,6 +15,7 @@ from engramdb.engine import get_engine
 from engramdb.errors import ConfigurationError, LLMPaymentRequiredError, PermissionDeniedError
 from engramdb.improvement import stages as stage_registry
 from engramdb.improvement.context import ImproveContext, StageOutcome
+from engramdb.improvement.global_index import TOKEN_KEY
 from engramdb.settings import IMPROVE_STAGES, config
 
 FACTS = (
@@ -136,7 +137,7 @@ async def test_forgetting_the_dataset_removes_derived_data() -> None:
     await engramdb.forget(dataset="main_dataset")
     store = get_engine().store
     assert await load_global_context(store, dataset.id) is None
-    assert await store.get_improve_state(dataset.id, "global_context_index.token") is None
+    assert await store.get_improve_state(dataset.id, TOKEN_KEY) is None
     assert await store.get_improve_states(dataset.id, "global_context_index.") == {}
     assert (await store.check_integrity()).ok
 

@@ -127,14 +127,14 @@ async def test_the_automatic_improve_works_from_the_kept_state() -> None:
     await engramdb.remember(TEXTS[1])
     kept = global_index_state.cached(store, dataset_id)
     assert kept is not None and kept.token != token
-    assert await store.get_improve_state(dataset_id, "global_context_index.token") == kept.token
+    assert await store.get_improve_state(dataset_id, global_index.TOKEN_KEY) == kept.token
     # an explicit improve() works from the state too: nothing was written since
     result = await engramdb.improve()
     stage = result.stage("global_context_index")
     assert stage is not None and stage.reason == "no_writes_since_last_improve"
     assert global_index_state.cached(store, dataset_id) is kept
     # another process's build moves the token: this process loads the stored state instead
-    await store.set_improve_state(dataset_id, "global_context_index.token", "another process")
+    await store.set_improve_state(dataset_id, global_index.TOKEN_KEY, "another process")
     await engramdb.remember(TEXTS[2])
     loaded = global_index_state.cached(store, dataset_id)
     assert loaded is not None and loaded is not kept

@@ -25,7 +25,14 @@ from engramdb.models.access import Grant
 from engramdb.models.records import DataRecord, Dataset, Edge, Node, NodeType, User
 from engramdb.models.sessions import ContextRecord, EntryMark, QARecord, TraceRecord
 from engramdb.storage.lending import dataset_lock
-from engramdb.storage.types import DerivedWrite, DocumentWrite, StagedItem, VectorRow
+from engramdb.storage.types import (
+    MEMBER_CHANGE_PREFIX,
+    DerivedWrite,
+    DocumentWrite,
+    StagedItem,
+    VectorRow,
+    member_change_key,
+)
 
 if TYPE_CHECKING:
     from engramdb.engine import Engine
@@ -95,8 +102,17 @@ async def import_store(
         async with store.lock(dataset_lock(dataset.id), timeout=timeout):
             counts = await _documents(store, part, embedder, reuse)
             await _derived(store, part)
-            for state in part.of("improve_state.jsonl"):
-                await store.set_improve_state(state.dataset_id, state.key, state.value)
+            states = {s.key: s.value for s in part.of("improve_state.jsonl")}
+            for key, value in states.items():
+                await store.set_improve_state(dataset.id, key, value)
+            # the archive's state covers the documents it holds: the notes that their writes
+            # here added (each came), in this import or an earlier failed one, are not the
+            # source's, and go
+            held = {member_change_key(r.id) for r in part.of("data.jsonl")}
+            made = await store.get_improve_states(dataset.id, MEMBER_CHANGE_PREFIX)
+            await store.drop_improve_states(
+                dataset.id, sorted(k for k in made if k in held and k not in states)
+            )
         written, skipped, embedded = written + counts[0], skipped + counts[1], embedded + counts[2]
     staged = archive.of("staged.jsonl")
     if staged:

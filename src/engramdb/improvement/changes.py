@@ -11,18 +11,21 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from engramdb.storage.base import Store
-from engramdb.storage.types import graph_change_prefix
+from engramdb.storage.types import MEMBER_CHANGE_KIND, graph_change_prefix
 
 __all__ = ["Notes", "notes_of", "read_notes"]
 
 
 @dataclass(frozen=True, slots=True)
 class Notes:
-    """The notes a run read: the stamps to drop, the documents and entities noted."""
+    """The notes a run read: the stamps to drop, the documents and entities noted, and the
+    data items noted as come or gone (:data:`~engramdb.storage.types.MEMBER_CHANGE_READER`'s
+    only)."""
 
     stamps: dict[str, str]
     documents: set[UUID]
     entities: set[UUID]
+    members: set[UUID]
 
 
 async def read_notes(store: Store, dataset_id: UUID, reader: str) -> Notes:
@@ -32,9 +35,8 @@ async def read_notes(store: Store, dataset_id: UUID, reader: str) -> Notes:
 def notes_of(stamps: dict[str, str], reader: str) -> Notes:
     """The notes of ``reader`` among ``stamps`` (improve-state values read by its prefix)."""
     prefix = graph_change_prefix(reader)
-    documents: set[UUID] = set()
-    entities: set[UUID] = set()
+    by_kind: dict[str, set[UUID]] = {"d": set(), "e": set(), MEMBER_CHANGE_KIND: set()}
     for key in stamps:
         kind, _, node_id = key.removeprefix(prefix).partition(":")
-        (documents if kind == "d" else entities).add(UUID(node_id))
-    return Notes(stamps, documents, entities)
+        by_kind[kind].add(UUID(node_id))
+    return Notes(stamps, by_kind["d"], by_kind["e"], by_kind[MEMBER_CHANGE_KIND])

@@ -48,7 +48,11 @@ if TYPE_CHECKING:
 __all__ = ["build_global_context_index"]
 
 #: The token of the last build, persisted with its state (see :mod:`.global_index_state`).
-TOKEN_KEY = "global_context_index.token"
+#: Version 2: every data item that came or went since is noted (``Notes.members``); a state
+#: of an earlier version's token is not read (its writes noted no members): rebuilt in full.
+TOKEN_KEY = "global_context_index.token.2"
+#: Tokens of earlier versions, dropped by the full build.
+OLD_TOKEN_KEYS = ("global_context_index.token",)
 #: Entities named per document bucket, and relations listed per bucket.
 TOP_ENTITIES = 10
 TOP_RELATIONS = 10
@@ -229,7 +233,7 @@ async def build_global_context_index(ctx: ImproveContext) -> StageOutcome:
     notes = notes_of(inputs.states, OWNER)
     kept = await state.current(store, dataset, inputs.value)
     if kept is not None:
-        return await state.build_incremental(ctx, kept, set(inputs.data_ids), notes)
+        return await state.build_incremental(ctx, kept, inputs.present, notes)
     return await build_full(ctx, notes)
 
 
@@ -272,7 +276,11 @@ async def build_full(ctx: ImproveContext, notes: Notes) -> StageOutcome:
                 TOKEN_KEY: kept.token,
                 **{k: v for k, v in fresh.items() if rows.get(k) != v},
             },
-            drop_state={**{k: None for k in rows if k not in fresh}, **notes.stamps},
+            drop_state={
+                **{k: None for k in rows if k not in fresh},
+                **dict.fromkeys(OLD_TOKEN_KEYS),
+                **notes.stamps,
+            },
         )
     )
     state.remember_state(store, dataset.id, kept)

@@ -373,18 +373,21 @@ async def current(store: Store, dataset: Dataset, token: str | None) -> IndexSta
 
 
 async def build_incremental(
-    ctx: ImproveContext, kept: IndexState, ids: set[UUID], notes: Notes
+    ctx: ImproveContext, kept: IndexState, present: set[UUID], notes: Notes
 ) -> StageOutcome:
-    """The build from ``kept``, given the dataset's data ids and the change notes (read at the
-    stage's start)."""
+    """The build from ``kept``, given the change notes and, of the data items they note as
+    come or gone, those the dataset holds (``present``; read at the stage's start)."""
     store, dataset = ctx.store, ctx.dataset
-    added = sorted(ids - kept.data_ids, key=lambda d: d.int)
-    removed = kept.data_ids - ids
+    added = sorted(present - kept.data_ids, key=lambda d: d.int)
+    removed = (notes.members - present) & kept.data_ids
+    ids = (kept.data_ids - removed) | set(added)
     if not added and not removed and not notes.stamps:
         return StageOutcome("already_completed", "no_writes_since_last_improve")
     _drop(store, dataset.id)  # mutated below: kept again only once the write went through
 
-    noted = notes.documents | {d for e in notes.entities for d in kept.by_entity.get(e, ())}
+    # a member noted and still held may have been replaced (rebuilt): read again too
+    noted = notes.documents | notes.members
+    noted |= {d for e in notes.entities for d in kept.by_entity.get(e, ())}
     reread = sorted((noted & kept.data_ids & ids) - set(added), key=lambda d: d.int)
     read = [*added, *reread]
     new: dict[UUID, dict[UUID, int]] = defaultdict(dict)

@@ -16,6 +16,9 @@ from engramdb.models.sessions import EntryMark
 __all__ = [
     "GRAPH_CHANGE_PREFIX",
     "GRAPH_CHANGE_READERS",
+    "MEMBER_CHANGE_KIND",
+    "MEMBER_CHANGE_PREFIX",
+    "MEMBER_CHANGE_READER",
     "ArchivedGraph",
     "DeleteReport",
     "DerivedReport",
@@ -39,6 +42,7 @@ __all__ = [
     "VectorRow",
     "graph_change_keys",
     "graph_change_prefix",
+    "member_change_key",
 ]
 
 FloatArray = npt.NDArray[np.float32]
@@ -60,6 +64,22 @@ def graph_change_prefix(reader: str) -> str:
     if reader not in GRAPH_CHANGE_READERS:
         raise ValueError(f"{reader!r} reads no change notes (GRAPH_CHANGE_READERS)")
     return f"{GRAPH_CHANGE_PREFIX}{reader}:"
+
+
+#: A data item that comes or goes (written, or deleted with everything only it supported) is
+#: noted, in the same transaction, for this reader only: ``graph.changed:<reader>:m:<data
+#: id>``, so that it learns which documents came and went without listing every one.
+MEMBER_CHANGE_READER = "global_context_index"
+MEMBER_CHANGE_KIND = "m"
+
+
+def member_change_key(data_id: UUID) -> str:
+    """The improve-state key noting that data item ``data_id`` came or went."""
+    return f"{MEMBER_CHANGE_PREFIX}{data_id}"
+
+
+#: The member notes' keys: this prefix, then the data id.
+MEMBER_CHANGE_PREFIX = f"{graph_change_prefix(MEMBER_CHANGE_READER)}{MEMBER_CHANGE_KIND}:"
 
 
 def graph_change_keys(kind: str, node_id: UUID) -> list[str]:
@@ -226,8 +246,9 @@ class StageInputs:
     value: str | None
     #: the improve-state values whose key starts with the prefix asked for, by key
     states: dict[str, str]
-    #: the ids of the dataset's data items, sorted
-    data_ids: list[UUID]
+    #: of the data items noted as come or gone among those states (:func:`member_change_key`),
+    #: the ids the dataset holds
+    present: set[UUID]
 
 
 @dataclass(frozen=True, slots=True)

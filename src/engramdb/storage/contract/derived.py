@@ -96,10 +96,15 @@ class DerivedStore(ABC):
         per-document state)."""
 
     @abstractmethod
+    async def drop_improve_states(self, dataset_id: UUID, keys: Sequence[str]) -> None:
+        """Delete these improve-state keys of the dataset (unknown keys are ignored)."""
+
+    @abstractmethod
     async def stage_inputs(self, dataset_id: UUID, *, key: str, prefix: str) -> StageInputs:
         """In one read (one snapshot): :meth:`get_improve_state` of ``key``,
-        :meth:`get_improve_states` of ``prefix`` and :meth:`data_ids` — what an incremental
-        improve stage reads at its start."""
+        :meth:`get_improve_states` of ``prefix`` and, of the data items those states note as
+        come or gone (:func:`~engramdb.storage.types.member_change_key`), which the dataset
+        holds — what an incremental improve stage reads at its start."""
 
     @abstractmethod
     async def graph_fingerprint(self, dataset_id: UUID) -> str:

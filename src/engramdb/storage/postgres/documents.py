@@ -40,7 +40,7 @@ from engramdb.storage.postgres.text import document_words, scope_lexeme
 from engramdb.storage.postgres.units import run_unit
 from engramdb.storage.postgres.vectors import FloatArray, check_vector
 from engramdb.storage.sql import documents as shared
-from engramdb.storage.sql.derived import note_changes
+from engramdb.storage.sql.derived import note_changes, note_doomed_members, note_members
 
 __all__ = [
     "PreparedDocument",
@@ -132,6 +132,7 @@ class PreparedDocument:
 
     data: tuple[object, ...]
     data_id: UUID
+    dataset_id: UUID
     nodes: list[tuple[object, ...]]
     node_ids: list[UUID]
     edges: list[tuple[object, ...]]
@@ -215,6 +216,7 @@ def prepare(doc: DocumentWrite) -> PreparedDocument:
     return PreparedDocument(
         data=data_row,
         data_id=data.id,
+        dataset_id=data.dataset_id,
         nodes=list(nodes.values()),
         node_ids=list(nodes),
         edges=list(edges.values()),
@@ -244,6 +246,7 @@ async def write_document(conn: Conn, doc: PreparedDocument) -> bool:
             if doc.replaces is not None:  # roll the delete back with the rest
                 raise StorageError(shared.replaced_twice(doc.data_id, doc.replaces))
             return False
+        await run_unit(conn, partial(note_members, POSTGRES, doc.dataset_id, doc.data_id))
     if doc.nodes:
         await conn.execute(_UPSERT_NODES, columns_of(doc.nodes, len(doc.nodes[0])))
         await conn.execute(_ADD_NODE_SOURCES, (doc.data_id, doc.node_ids))
@@ -367,6 +370,7 @@ async def _count(conn: Conn, statement: LiteralString) -> int:
 
 async def _purge(conn: Conn) -> DeleteReport:
     """Delete everything listed in the temp tables, children before parents."""
+    await run_unit(conn, partial(note_doomed_members, POSTGRES))
     await conn.execute(
         """UPDATE lexical_stats s SET docs = s.docs - gone.docs,
                                       total_length = s.total_length - gone.total_length

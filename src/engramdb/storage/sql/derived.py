@@ -26,12 +26,14 @@ from engramdb.storage.sql.sessions import mark_entries
 from engramdb.storage.sql.unit import Unit, all_rows, count, execute, one
 from engramdb.storage.sql.values import as_uuid
 from engramdb.storage.types import (
+    MEMBER_CHANGE_PREFIX,
     DerivedWrite,
     FeedbackReport,
     FeedbackUpdate,
     StageInputs,
     Subgraph,
     graph_change_keys,
+    member_change_key,
 )
 
 __all__ = [
@@ -49,6 +51,8 @@ __all__ = [
     "graph_fingerprint",
     "list_derived",
     "note_changes",
+    "note_doomed_members",
+    "note_members",
     "set_state",
     "spend_marks",
     "stage_inputs",
@@ -207,8 +211,46 @@ def get_states(d: SqlDialect, dataset_id: UUID, prefix: str) -> Unit[dict[str, s
 def stage_inputs(d: SqlDialect, dataset_id: UUID, key: str, prefix: str) -> Unit[StageInputs]:
     value = yield from get_state(d, dataset_id, key)
     states = yield from get_states(d, dataset_id, prefix)
-    ids = yield from data_ids(d, dataset_id)
-    return StageInputs(value, states, ids)
+    members = sorted(
+        (
+            UUID(k.removeprefix(MEMBER_CHANGE_PREFIX))
+            for k in states
+            if k.startswith(MEMBER_CHANGE_PREFIX)
+        ),
+        key=str,
+    )
+    present: set[UUID] = set()
+    for i in range(0, len(members), _IN_BATCH):
+        where, params = d.in_list("id", members[i : i + _IN_BATCH])
+        rows = yield from all_rows(
+            f"SELECT id FROM data WHERE dataset_id = {d.param} AND {where}", dataset_id, *params
+        )
+        present.update(as_uuid(row[0]) for row in rows)
+    return StageInputs(value, states, present)
+
+
+_IN_BATCH = 500
+
+
+def note_members(d: SqlDialect, dataset_id: UUID, data_id: UUID) -> Unit[None]:
+    """Note, in the writing transaction, that data item ``data_id`` came (a fresh stamp)."""
+    yield from set_state(d, dataset_id, member_change_key(data_id), uuid.uuid4().hex)
+
+
+def note_doomed_members(d: SqlDialect) -> Unit[None]:
+    """Note, in the deleting transaction, that every data item listed in ``del_data`` goes
+    (one fresh stamp for them all)."""
+    p = d.param
+    yield from execute(
+        "INSERT INTO improve_state (dataset_id, key, value, updated_at) "
+        f"SELECT dataset_id, CAST({p} AS TEXT) || CAST(id AS TEXT), {p}, {p} FROM data "
+        "WHERE id IN (SELECT id FROM del_data) "
+        "ON CONFLICT (dataset_id, key) DO UPDATE SET value = excluded.value, "
+        "updated_at = excluded.updated_at",
+        MEMBER_CHANGE_PREFIX,
+        uuid.uuid4().hex,
+        utcnow(),
+    )
 
 
 def chunk_counts(
@@ -401,6 +443,11 @@ class DerivedMethods(UnitPort):
 
     async def get_improve_states(self, dataset_id: UUID, prefix: str) -> dict[str, str]:
         return await self._read_unit(partial(get_states, self.dialect, dataset_id, prefix))
+
+    async def drop_improve_states(self, dataset_id: UUID, keys: Sequence[str]) -> None:
+        if keys:
+            drops = dict.fromkeys(keys)
+            await self._write_unit(partial(drop_states, self.dialect, dataset_id, drops))
 
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:
         return await self._read_unit(partial(data_ids, self.dialect, dataset_id))

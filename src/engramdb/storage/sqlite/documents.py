@@ -25,7 +25,7 @@ from engramdb.models.records import utcnow
 from engramdb.storage.base import DeleteReport, DocumentWrite
 from engramdb.storage.dialect import SQLITE, edge_upsert, node_upsert
 from engramdb.storage.sql import documents as shared
-from engramdb.storage.sql.derived import note_changes
+from engramdb.storage.sql.derived import note_changes, note_doomed_members, note_members
 from engramdb.storage.sqlite.rows import to_json, to_time
 from engramdb.storage.sqlite.units import run_unit
 
@@ -117,6 +117,7 @@ def write_document(conn: sqlite3.Connection, doc: DocumentWrite, log_keep: int) 
             if doc.replaces is not None:  # roll the delete back with the rest
                 raise StorageError(shared.replaced_twice(doc.data.id, doc.replaces))
             return False
+        run_unit(conn, partial(note_members, SQLITE, doc.data.dataset_id, doc.data.id))
     _write_graph(conn, doc, log_keep)
     return True
 
@@ -257,6 +258,7 @@ def reset_temp(conn: sqlite3.Connection) -> None:
 
 def purge(conn: sqlite3.Connection, dropped_dataset: str | None, log_keep: int) -> DeleteReport:
     """Delete everything listed in the temp tables, children before parents."""
+    run_unit(conn, partial(note_doomed_members, SQLITE))
     conn.execute(
         "DELETE FROM edge_sources WHERE edge_id IN (SELECT id FROM del_edges) "
         "OR data_id IN (SELECT id FROM del_data)"
