@@ -186,23 +186,20 @@ def bucket(
 
 def root(
     dataset: Dataset,
-    first: Sequence[Node],
+    first: Sequence[str],
     documents: int,
     best: Sequence[UUID],
     names: Mapping[UUID, Node],
 ) -> Node:
-    """The dataset root: the ``first`` buckets in the root's order (at most
-    :data:`ROOT_DOCUMENTS`) of the ``documents`` indexed, and the ``best`` entities (at most
-    :data:`ROOT_ENTITIES`): the best ``idf`` for the current ``N`` times the entity's counts
-    summed over the documents whose ranking names it (:func:`rank` of those counts)."""
+    """The dataset root: the lines (:func:`root_line`) of the ``first`` buckets in the root's
+    order (at most :data:`ROOT_DOCUMENTS`) of the ``documents`` indexed, and the ``best``
+    entities (at most :data:`ROOT_ENTITIES`): the best ``idf`` for the current ``N`` times the
+    entity's counts summed over the documents whose ranking names it (:func:`rank` of those
+    counts)."""
     lines = [f"Dataset: {dataset.name} ({documents} documents indexed)"]
     if best:
         lines.append("Main entities: " + ", ".join(label(names.get(e)) for e in best))
-    for node in first:
-        head = node.text.split("\n")
-        entities = head[1].removeprefix("Key entities: ") if len(head) > 1 else ""
-        top = ", ".join(entities.split(", ")[:3])
-        lines.append(f"- {node.name.removeprefix('context of ')}: {top}")
+    lines += first
     if documents > len(first):
         lines.append(f"- ... and {documents - len(first)} more documents")
     return Node(
@@ -213,6 +210,14 @@ def root(
         text="\n".join(lines),
         properties={"internal": True, "documents": documents},
     )
+
+
+def root_line(bucket_node: Node) -> str:
+    """The root's line of one document: its bucket's name and its first three entities."""
+    head = bucket_node.text.split("\n", 2)
+    entities = head[1].removeprefix("Key entities: ") if len(head) > 1 else ""
+    top = ", ".join(entities.split(", ", 3)[:3])
+    return f"- {bucket_node.name.removeprefix('context of ')}: {top}"
 
 
 def changed_nodes(computed: Sequence[Node], stored: Mapping[UUID, Node]) -> list[Node]:

@@ -14,10 +14,10 @@ nodes and the ranked entities' names: no mention-table scan, no relation probes,
 
 An incremental build, for the automatic improve after remember(), reads only:
 
-* the dataset's data ids (which documents came and went), its chunk count, and the change notes
-  of writes that changed mentions or entities without a data item coming or going (a queued
-  extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
-  :mod:`.changes`);
+* the change notes: of data items that came or went (member notes, written by every document
+  write and delete), and of writes that changed mentions or entities without a data item coming
+  or going (a queued extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
+  :mod:`.changes`), with which of the noted data items the dataset holds;
 * the mention counts of added documents, of noted documents and of the documents that mention a
   noted entity (:meth:`~engramdb.storage.base.Store.entity_mentions` with ``data_ids``), the names
   of entities whose label may have changed, and the relations of buckets it re-renders.
@@ -60,6 +60,7 @@ from engramdb.improvement.global_index import (
     rank,
     relations_of,
     root,
+    root_line,
     with_slack,
 )
 from engramdb.models.records import Dataset, Node
@@ -130,6 +131,8 @@ class IndexState:
     #: entry whose window was replaced since is skipped (and dropped) when reached
     by_hi: list[tuple[float, UUID]] = field(default_factory=list)
     by_lo: list[tuple[float, UUID]] = field(default_factory=list)
+    #: document -> (its bucket node, the root's line of it), see :meth:`_root_line`
+    root_lines: dict[UUID, tuple[Node, str]] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, token: str, data_ids: Iterable[UUID]) -> IndexState:
@@ -264,6 +267,7 @@ class IndexState:
         if doc_id in self.buckets:
             del self.order[bisect.bisect_left(self.order, self._place(doc_id))]
             del self.buckets[doc_id]
+            self.root_lines.pop(doc_id, None)
         if node is not None:
             self.buckets[doc_id] = node
             bisect.insort(self.order, self._place(doc_id))
@@ -290,9 +294,17 @@ class IndexState:
         return [self.buckets[d] for _, _, d, _ in self.order]
 
     def render_root(self, dataset: Dataset) -> Node:
-        first = [self.buckets[d] for _, _, d, _ in self.order[:ROOT_DOCUMENTS]]
+        first = [self._root_line(d) for _, _, d, _ in self.order[:ROOT_DOCUMENTS]]
         self.root = root(dataset, first, len(self.order), self.root_entities(), self.names)
         return self.root
+
+    def _root_line(self, doc_id: UUID) -> str:
+        """The root's line of a document, kept while its bucket node is the same object."""
+        node = self.buckets[doc_id]
+        kept = self.root_lines.get(doc_id)
+        if kept is None or kept[0] is not node:
+            kept = self.root_lines[doc_id] = (node, root_line(node))
+        return kept[1]
 
     def root_entities(self) -> list[UUID]:
         """The root's ranking, re-ranked over every entity only when ``N`` left its window or
@@ -380,7 +392,6 @@ async def build_incremental(
     store, dataset = ctx.store, ctx.dataset
     added = sorted(present - kept.data_ids, key=lambda d: d.int)
     removed = (notes.members - present) & kept.data_ids
-    ids = (kept.data_ids - removed) | set(added)
     if not added and not removed and not notes.stamps:
         return StageOutcome("already_completed", "no_writes_since_last_improve")
     _drop(store, dataset.id)  # mutated below: kept again only once the write went through
@@ -388,7 +399,7 @@ async def build_incremental(
     # a member noted and still held may have been replaced (rebuilt): read again too
     noted = notes.documents | notes.members
     noted |= {d for e in notes.entities for d in kept.by_entity.get(e, ())}
-    reread = sorted((noted & kept.data_ids & ids) - set(added), key=lambda d: d.int)
+    reread = sorted((noted & kept.data_ids) - removed, key=lambda d: d.int)
     read = [*added, *reread]
     new: dict[UUID, dict[UUID, int]] = defaultdict(dict)
     for m in await store.entity_mentions(dataset.id, data_ids=read) if read else []:
@@ -402,7 +413,8 @@ async def build_incremental(
     for doc_id in read:
         touched |= kept.set_mentions(doc_id, new.get(doc_id, {}))
         kept.set_chunks(doc_id, doc_chunks.get(doc_id, 0))
-    kept.data_ids = ids
+    kept.data_ids -= removed  # in place: a copy would cost every id again
+    kept.data_ids.update(added)
     now = level(kept.chunks)
 
     rerank = {d for d in read if d in kept.per_doc}
@@ -415,7 +427,10 @@ async def build_incremental(
     render |= {d for d in reread if d not in kept.per_doc}  # lost every mention: no bucket
     render |= kept.ranking_naming(touched, at_least=2) | kept.ranking_naming(notes.entities)
     in_tops = kept.in_top
-    wanted = {s.entity_id for d in render for s in kept.top.get(d, [])} - kept.names.keys()
+    # (not ``set - names.keys()``: that walks every name kept)
+    wanted = {
+        e for d in render for s in kept.top.get(d, []) if (e := s.entity_id) not in kept.names
+    }
     unnamed = [d for d in read if d in kept.per_doc and d not in kept.doc_names]
     relabelled = await kept.load_names(
         store, unnamed, wanted | {e for e in touched | notes.entities if e in in_tops}
