@@ -26,6 +26,7 @@ from engramdb.storage.base import (
 from engramdb.storage.types import (
     GRAPH_CHANGE_READERS,
     MEMBER_CHANGE_READER,
+    DocumentCounts,
     StageInputs,
     graph_change_prefix,
     member_change_key,
@@ -350,6 +351,13 @@ async def test_entity_mentions(store: Store, dataset: Dataset) -> None:
     }
     assert await store.entity_mentions(dataset.id, data_ids=[]) == []
     assert await store.data_ids(dataset.id) == sorted([first.data.id, second.data.id], key=str)
+    # both counts of some documents in one read
+    both = await store.document_counts(dataset.id, [second.data.id, first.data.id])
+    assert sorted(both.mentions, key=lambda m: (str(m.data_id), str(m.entity_id))) == sorted(
+        await store.entity_mentions(dataset.id), key=lambda m: (str(m.data_id), str(m.entity_id))
+    )
+    assert both.chunks == await store.chunk_counts(dataset.id) != {}
+    assert await store.document_counts(dataset.id, []) == DocumentCounts([], {})
 
 
 async def test_fact_edges_leave_out_structural_and_derived_edges(

@@ -402,9 +402,10 @@ async def build_incremental(
     reread = sorted((noted & kept.data_ids) - removed, key=lambda d: d.int)
     read = [*added, *reread]
     new: dict[UUID, dict[UUID, int]] = defaultdict(dict)
-    for m in await store.entity_mentions(dataset.id, data_ids=read) if read else []:
+    counts = await store.document_counts(dataset.id, read)
+    for m in counts.mentions:
         new[m.data_id][m.entity_id] = m.chunks
-    doc_chunks = await store.chunk_counts(dataset.id, read)
+    doc_chunks = counts.chunks
     touched: set[UUID] = set()
     gone = [bucket_id(dataset.id, d) for d in removed if d in kept.buckets]
     for doc_id in removed:

@@ -23,6 +23,7 @@ __all__ = [
     "DeleteReport",
     "DerivedReport",
     "DerivedWrite",
+    "DocumentCounts",
     "DocumentWrite",
     "EntityMerge",
     "FeedbackReport",
@@ -256,6 +257,15 @@ class MentionCount:
     data_id: UUID
     entity_id: UUID
     chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentCounts:
+    """Of some documents, in one snapshot (``Store.document_counts``): their mention counts, as
+    ``Store.entity_mentions`` gives them, and their chunk counts, as ``Store.chunk_counts``."""
+
+    mentions: list[MentionCount]
+    chunks: dict[UUID, int]
 
 
 @dataclass(frozen=True, slots=True)

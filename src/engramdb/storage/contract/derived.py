@@ -15,6 +15,7 @@ from engramdb.models.records import Edge
 from engramdb.storage.types import (
     DerivedReport,
     DerivedWrite,
+    DocumentCounts,
     FeedbackReport,
     FeedbackUpdate,
     MentionCount,
@@ -120,6 +121,11 @@ class DerivedStore(ABC):
         entity occurs (chunk ``contains`` edges; chunks belong to documents by ``is_part_of``).
         Ordered by document id, then entity id. ``data_ids`` limits it to those documents (index
         lookups per document, no scan of the dataset)."""
+
+    @abstractmethod
+    async def document_counts(self, dataset_id: UUID, data_ids: Sequence[UUID]) -> DocumentCounts:
+        """:meth:`entity_mentions` and :meth:`chunk_counts` of these documents, in one read
+        (one snapshot)."""
 
     @abstractmethod
     async def chunk_counts(

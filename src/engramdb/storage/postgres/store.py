@@ -52,6 +52,7 @@ from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
     DerivedWrite,
+    DocumentCounts,
     DocumentWrite,
     EntityMerge,
     FloatArray,
@@ -93,6 +94,7 @@ from engramdb.storage.postgres.schema import (
     apply_migrations,
 )
 from engramdb.storage.postgres.units import run_unit
+from engramdb.storage.sql import derived as sql_derived
 from engramdb.storage.sql.unit import UnitFactory
 
 __all__ = ["PostgresStore"]
@@ -498,6 +500,18 @@ class PostgresStore(StoreCore):
         return await self._db.read(
             partial(derived.entity_mentions, dataset_id=dataset_id, data_ids=only)
         )
+
+    async def document_counts(self, dataset_id: UUID, data_ids: Sequence[UUID]) -> DocumentCounts:
+        only = sorted(set(data_ids), key=str)
+        if not only:
+            return DocumentCounts([], {})
+
+        async def work(conn: Conn) -> DocumentCounts:
+            mentions = await derived.entity_mentions(conn, dataset_id=dataset_id, data_ids=only)
+            unit = partial(sql_derived.chunk_counts, POSTGRES, dataset_id, only)
+            return DocumentCounts(mentions, await run_unit(conn, unit))
+
+        return await self._db.read(work, snapshot=True)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

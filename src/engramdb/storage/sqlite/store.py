@@ -45,6 +45,7 @@ from engramdb.storage.base import (
     DeleteReport,
     DerivedReport,
     DerivedWrite,
+    DocumentCounts,
     DocumentWrite,
     EntityMerge,
     FloatArray,
@@ -61,6 +62,7 @@ from engramdb.storage.core import StoreCore
 from engramdb.storage.dialect import SQLITE
 from engramdb.storage.lending import lent_or
 from engramdb.storage.migrations import pending
+from engramdb.storage.sql import derived as sql_derived
 from engramdb.storage.sql.unit import UnitFactory
 from engramdb.storage.sqlite import bulk, derived, documents, edits, graph, maintenance, staging
 from engramdb.storage.sqlite import sessions as session_sql
@@ -387,3 +389,15 @@ class SqliteStore(StoreCore):
         return await self._read(
             partial(derived.entity_mentions, dataset_id=dataset_id, data_ids=only)
         )
+
+    async def document_counts(self, dataset_id: UUID, data_ids: Sequence[UUID]) -> DocumentCounts:
+        only = sorted(set(data_ids), key=str)
+        if not only:
+            return DocumentCounts([], {})
+
+        def work(conn: sqlite3.Connection) -> DocumentCounts:
+            mentions = derived.entity_mentions(conn, dataset_id=dataset_id, data_ids=only)
+            chunks = run_unit(conn, partial(sql_derived.chunk_counts, SQLITE, dataset_id, only))
+            return DocumentCounts(mentions, chunks)
+
+        return await self._read(work)
