@@ -220,16 +220,13 @@ def stage_inputs(d: SqlDialect, dataset_id: UUID, key: str, prefix: str) -> Unit
         key=str,
     )
     present: set[UUID] = set()
-    for i in range(0, len(members), _IN_BATCH):
-        where, params = d.in_list("id", members[i : i + _IN_BATCH])
+    if members:
+        where, params = d.in_list("id", members)  # one bound parameter however many
         rows = yield from all_rows(
             f"SELECT id FROM data WHERE dataset_id = {d.param} AND {where}", dataset_id, *params
         )
-        present.update(as_uuid(row[0]) for row in rows)
+        present = {as_uuid(row[0]) for row in rows}
     return StageInputs(value, states, present)
-
-
-_IN_BATCH = 500
 
 
 def note_members(d: SqlDialect, dataset_id: UUID, data_id: UUID) -> Unit[None]:
