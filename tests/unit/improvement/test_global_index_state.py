@@ -27,7 +27,11 @@ def _step(kept: IndexState, rng: random.Random, docs: list[UUID]) -> None:
     roll = rng.random()
     touched: set[UUID] = set()
     changed: set[UUID] = set()
-    if roll < 0.55 or len(docs) < 3:
+    if roll < 0.3 and len(docs) >= 3:  # only N moves: kept rankings hold or leave their window
+        doc_id = UUID(int=rng.getrandbits(128))
+        docs.append(doc_id)
+        kept.set_chunks(doc_id, rng.randint(1, 400))
+    elif roll < 0.6 or len(docs) < 3:
         doc_id = UUID(int=rng.getrandbits(128))
         docs.append(doc_id)
         hubs = rng.sample(ENTITIES[:8], k=rng.randint(0, 3))  # skewed: a few entities everywhere
@@ -35,7 +39,7 @@ def _step(kept: IndexState, rng: random.Random, docs: list[UUID]) -> None:
         touched = kept.set_mentions(doc_id, {e: rng.randint(1, 6) for e in {*hubs, *rest}})
         kept.set_chunks(doc_id, rng.randint(1, 40))
         changed.add(doc_id)
-    elif roll < 0.8:
+    elif roll < 0.85:
         doc_id = rng.choice(docs)
         touched = kept.set_mentions(
             doc_id, {e: rng.randint(1, 6) for e in rng.sample(ENTITIES, k=rng.randint(0, 10))}
