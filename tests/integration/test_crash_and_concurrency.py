@@ -41,6 +41,16 @@ def _spawn(
     return _worker("ingest_worker", data_dir, dataset, first, last, *(["rebuild"] * rebuild))
 
 
+def _kill_after(proc: subprocess.Popen[str], delay: float) -> bool:
+    """SIGKILL the worker ``delay`` seconds after it is ready; whether it was still running."""
+    _wait_ready(proc)
+    time.sleep(delay)
+    alive = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    return alive
+
+
 def _wait_ready(proc: subprocess.Popen[str]) -> None:
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -55,11 +65,7 @@ async def test_sigkill_mid_ingest_leaves_whole_documents_only(
 ) -> None:
     n_docs = 600
     proc = _spawn(isolated_config, "crashy", 0, n_docs)
-    _wait_ready(proc)
-    time.sleep(delay)
-    alive_at_kill = proc.poll() is None
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    alive_at_kill = _kill_after(proc, delay)
 
     store = get_engine().store
     await get_engine().ensure_setup()
@@ -104,11 +110,7 @@ async def test_sigkill_mid_rebuild_keeps_every_document(
     _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     proc = _spawn(isolated_config, "rebuilt", 0, n_docs, rebuild=True)
-    _wait_ready(proc)
-    time.sleep(delay)
-    alive_at_kill = proc.poll() is None
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    alive_at_kill = _kill_after(proc, delay)
 
     store = get_engine().store
     await get_engine().ensure_setup()
