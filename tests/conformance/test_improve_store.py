@@ -344,12 +344,11 @@ async def test_entity_mentions(store: Store, dataset: Dataset) -> None:
         (second.data.id, bob.id): 1,
     }
     # limited to some documents (the incremental global context index reads only new ones)
-    only = await store.entity_mentions(dataset.id, data_ids=[second.data.id])
+    only = (await store.document_counts(dataset.id, [second.data.id])).mentions
     assert {(m.data_id, m.entity_id): m.chunks for m in only} == {
         (second.data.id, ada.id): 1,
         (second.data.id, bob.id): 1,
     }
-    assert await store.entity_mentions(dataset.id, data_ids=[]) == []
     assert await store.data_ids(dataset.id) == sorted([first.data.id, second.data.id], key=str)
     # both counts of some documents in one read
     both = await store.document_counts(dataset.id, [second.data.id, first.data.id])
@@ -448,8 +447,9 @@ async def test_chunk_counts_and_facts_by_source_or_document(store: Store, datase
     for doc in (first, second):
         assert await store.write_document(doc.write)
     assert await store.chunk_counts(dataset.id) == {first.data.id: 3, second.data.id: 1}
-    assert await store.chunk_counts(dataset.id, [second.data.id]) == {second.data.id: 1}
-    assert await store.chunk_counts(dataset.id, []) == {}
+    some = await store.document_counts(dataset.id, [second.data.id])
+    assert some.chunks == {second.data.id: 1}
+    assert await store.document_counts(dataset.id, []) == DocumentCounts([], {})
 
     def facts(edges: list[Edge]) -> set[tuple[UUID, UUID]]:
         return {(e.source_id, e.target_id) for e in edges}

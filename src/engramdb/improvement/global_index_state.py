@@ -18,9 +18,9 @@ An incremental build, for the automatic improve after remember(), reads only:
   write and delete), and of writes that changed mentions or entities without a data item coming
   or going (a queued extraction's ``extends`` write, ``rewrite_nodes``, ``merge_entities``:
   :mod:`.changes`), with which of the noted data items the dataset holds;
-* the mention counts of added documents, of noted documents and of the documents that mention a
-  noted entity (:meth:`~engramdb.storage.base.Store.entity_mentions` with ``data_ids``), the names
-  of entities whose label may have changed, and the relations of buckets it re-renders.
+* the mention and chunk counts of added documents, of noted documents and of the documents that
+  mention a noted entity (:meth:`~engramdb.storage.base.Store.document_counts`), the names of
+  entities whose label may have changed, and the relations of buckets it re-renders.
 
 A document is re-ranked when it is new or re-read, shares an entity whose ``df`` changed, or when
 ``N`` left its ranking's window; a bucket is re-rendered when its ranking changed, when two of

@@ -328,7 +328,7 @@ async def _flush(run: _Run, window: list[PreparedDocument]) -> None:
         run,
         [p.extractions for p in window],
         [m for p in window for m in p.doc.data_points],
-        {r for p in window if (r := run.replacing.get(p.data_id)) is not None},
+        frozenset(r for p in window if (r := run.replacing.get(p.data_id)) is not None),
     )
     plans = [
         plan_document(
@@ -389,7 +389,7 @@ async def _extend_window(run: _Run, window: list[tuple[DataRecord, list[Node]]])
     ]
     run.usage.add(usage)
     run.timings["extract"] += time.perf_counter() - t0
-    existing = await _existing_shared_nodes(run, found, [], set())
+    existing = await _existing_shared_nodes(run, found, [])
     plans = [
         plan_extension(run.dataset, data, chunks, extractions, existing)
         for (data, chunks), extractions in zip(window, found, strict=True)
@@ -443,7 +443,7 @@ async def _existing_shared_nodes(
     run: _Run,
     extractions: Sequence[Sequence[ChunkExtraction]],
     data_points: Sequence[Any],
-    replaced: set[UUID],
+    replaced: frozenset[UUID] = frozenset(),
 ) -> dict[UUID, Node]:
     """Entity and entity-type nodes a window names (its documents' chunk ``extractions`` and
     ``data_points``) that the store already holds, except those that only the data items

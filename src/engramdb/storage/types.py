@@ -74,13 +74,13 @@ MEMBER_CHANGE_READER = "global_context_index"
 MEMBER_CHANGE_KIND = "m"
 
 
+#: The member notes' keys: this prefix, then the data id.
+MEMBER_CHANGE_PREFIX = f"{graph_change_prefix(MEMBER_CHANGE_READER)}{MEMBER_CHANGE_KIND}:"
+
+
 def member_change_key(data_id: UUID) -> str:
     """The improve-state key noting that data item ``data_id`` came or went."""
     return f"{MEMBER_CHANGE_PREFIX}{data_id}"
-
-
-#: The member notes' keys: this prefix, then the data id.
-MEMBER_CHANGE_PREFIX = f"{graph_change_prefix(MEMBER_CHANGE_READER)}{MEMBER_CHANGE_KIND}:"
 
 
 def graph_change_keys(kind: str, node_id: UUID) -> list[str]:

@@ -114,25 +114,21 @@ class DerivedStore(ABC):
         updates and derived writes. Cheap: indexed counts, no scan of node texts."""
 
     @abstractmethod
-    async def entity_mentions(
-        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
-    ) -> list[MentionCount]:
+    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
         """For each (document, entity) of the dataset: in how many of the document's chunks the
         entity occurs (chunk ``contains`` edges; chunks belong to documents by ``is_part_of``).
-        Ordered by document id, then entity id. ``data_ids`` limits it to those documents (index
-        lookups per document, no scan of the dataset)."""
+        Ordered by document id, then entity id. Some documents' counts, by index lookups per
+        document: :meth:`document_counts`."""
 
     @abstractmethod
     async def document_counts(self, dataset_id: UUID, data_ids: Sequence[UUID]) -> DocumentCounts:
-        """:meth:`entity_mentions` and :meth:`chunk_counts` of these documents, in one read
-        (one snapshot)."""
+        """:meth:`entity_mentions` and :meth:`chunk_counts` of these documents only, in one read
+        (one snapshot; index lookups per document, no scan of the dataset)."""
 
     @abstractmethod
-    async def chunk_counts(
-        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
-    ) -> dict[UUID, int]:
+    async def chunk_counts(self, dataset_id: UUID) -> dict[UUID, int]:
         """How many chunks each document of the dataset has (documents without chunks left
-        out); ``data_ids`` limits it to those documents (index lookups, no scan)."""
+        out); some documents' counts: :meth:`document_counts`."""
 
     @abstractmethod
     async def data_ids(self, dataset_id: UUID) -> list[UUID]:

@@ -493,13 +493,8 @@ class PostgresStore(StoreCore):
     async def write_derived(self, write: DerivedWrite) -> DerivedReport:
         return await self._db.write(partial(derived.write_derived, write=write))
 
-    async def entity_mentions(
-        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
-    ) -> list[MentionCount]:
-        only = None if data_ids is None else sorted(set(data_ids), key=str)
-        return await self._db.read(
-            partial(derived.entity_mentions, dataset_id=dataset_id, data_ids=only)
-        )
+    async def entity_mentions(self, dataset_id: UUID) -> list[MentionCount]:
+        return await self._db.read(partial(derived.entity_mentions, dataset_id=dataset_id))
 
     async def document_counts(self, dataset_id: UUID, data_ids: Sequence[UUID]) -> DocumentCounts:
         only = sorted(set(data_ids), key=str)

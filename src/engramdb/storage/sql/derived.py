@@ -454,11 +454,8 @@ class DerivedMethods(UnitPort):
             partial(stage_inputs, self.dialect, dataset_id, key, prefix), snapshot=True
         )
 
-    async def chunk_counts(
-        self, dataset_id: UUID, data_ids: Sequence[UUID] | None = None
-    ) -> dict[UUID, int]:
-        only = None if data_ids is None else list(data_ids)
-        return await self._read_unit(partial(chunk_counts, self.dialect, dataset_id, only))
+    async def chunk_counts(self, dataset_id: UUID) -> dict[UUID, int]:
+        return await self._read_unit(partial(chunk_counts, self.dialect, dataset_id, None))
 
     async def graph_fingerprint(self, dataset_id: UUID) -> str:
         return await self._read_unit(
